@@ -1,0 +1,28 @@
+"""The shared agents: every agent runs on every suite through the ``benchgen_agents`` hook.
+
+Each agent lives in its own module or folder and exposes ``SPEC`` (an ``AgentSpec``); heavy
+imports (torch, stable-baselines3) happen inside the factories, so listing agents stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import benchgen
+
+#: agent modules, in the order ``benchgen list`` shows them
+AGENT_MODULES = ("random_agent", "rainbow_iqn", "ppo", "jerk")
+
+
+@benchgen.hookimpl
+def benchgen_agents():
+    specs = []
+    for name in AGENT_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:  # an agent not written yet in this checkout
+            if exc.name == f"{__name__}.{name}":
+                continue
+            raise
+        specs.extend(module.SPECS)
+    return specs

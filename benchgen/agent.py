@@ -1,0 +1,96 @@
+"""The agent protocol: small on purpose (learn / act / save / load).
+
+A plugin contributes :class:`AgentSpec` objects through the ``benchgen_agents`` hook. The runner
+creates the agent with its resolved config dataclass, the (wrapped, recorded) vector env and a
+:class:`TrainingContext`, then calls ``learn``. The agent steps the env until
+``ctx.finished``, calling ``ctx.maybe_checkpoint()`` once per vector step (cheap: it saves only
+when a checkpoint boundary was crossed). The suite records every episode's raw score underneath
+the agent; an agent never reports scores itself.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import gymnasium as gym
+
+
+class TrainingContext(abc.ABC):
+    """What an agent may ask the runner while it learns."""
+
+    #: total agent steps (transitions, summed over sub-environments) this unit may use
+    budget_steps: int
+    #: the unit's seed (agents seed their own RNGs from it)
+    seed: int
+    #: the run unit's directory (agents may keep scratch files there)
+    unit_dir: Path
+
+    @property
+    @abc.abstractmethod
+    def steps_done(self) -> int:
+        """Agent steps taken so far in this unit, restored on resume."""
+
+    @property
+    def finished(self) -> bool:
+        """True once the budget is spent (or a stop was requested): return from ``learn``."""
+        return self.steps_done >= self.budget_steps
+
+    @abc.abstractmethod
+    def maybe_checkpoint(self) -> None:
+        """Save the agent if a checkpoint boundary was crossed since the last call."""
+
+    @abc.abstractmethod
+    def log_scalar(self, tag: str, value: float) -> None:
+        """Log a training statistic (TensorBoard), x-axis = frames."""
+
+
+class Agent(abc.ABC):
+    """A learning (or acting) agent."""
+
+    def __init__(self, config: Any, observation_space: "gym.Space", action_space: "gym.Space"):
+        self.config = config
+        self.observation_space = observation_space
+        self.action_space = action_space
+
+    @abc.abstractmethod
+    def learn(self, env: "gym.vector.VectorEnv", ctx: TrainingContext) -> None:
+        """Interact with ``env`` (and learn) until ``ctx.finished``."""
+
+    @abc.abstractmethod
+    def act(self, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
+        """Batch of actions for a batch of observations, without learning (zero-shot/eval)."""
+
+    @abc.abstractmethod
+    def save(self, directory: Path) -> None:
+        """Write everything needed to continue training into ``directory``."""
+
+    @abc.abstractmethod
+    def load(self, directory: Path) -> None:
+        """Restore what ``save`` wrote."""
+
+
+@dataclass
+class AgentSpec:
+    """How a plugin registers an agent."""
+
+    name: str
+    """Name on the command line (``benchgen run SUITE NAME``)."""
+    config_class: type
+    """A dataclass; every field documented; its defaults are the paper's."""
+    factory: Callable[..., Agent]
+    """``factory(config, observation_space, action_space) -> Agent``."""
+    description: str = ""
+    """One line for ``benchgen list``."""
+    joint: bool = False
+    """A joint agent trains one policy on all train tasks of a split at once, then is scored
+    zero-shot and (with ``--finetune``) fine-tuned on every test task."""
+    default_num_envs: int | None = None
+    """Sub-environments per unit if the user does not say (None: the suite's default)."""
+    suite_defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per-suite overrides of config defaults, e.g. ``{"sonic": {"n_steps": 8192}}``."""

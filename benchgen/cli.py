@@ -1,0 +1,302 @@
+"""The ``benchgen`` command line.
+
+Every bad input ends in one line ``benchgen: error: ...`` that says what to do, exit code 2, no
+traceback, and nothing written to any results store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchgen import __version__
+from benchgen.errors import UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of usage + message
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _csv_list(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(float(t)) for t in _csv_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got '{text}'")
+
+
+def _count(text: str) -> int:
+    """Budgets: 200M, 10k, 1e6, 1_000_000."""
+    t = text.strip().lower().replace("_", "")
+    mult = {"k": 1_000, "m": 1_000_000, "g": 1_000_000_000, "b": 1_000_000_000}.get(t[-1:], 1)
+    if mult != 1:
+        t = t[:-1]
+    try:
+        value = float(t) * mult
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number (examples: 500000, 10M, 2.5e6)")
+    if not math.isfinite(value) or not value.is_integer():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    return int(value)
+
+
+def build_parser(registry=None) -> argparse.ArgumentParser:
+    parser = _Parser(prog="benchgen", description="Benchmark RL agents on emulated games, by the papers' protocols.")
+    parser.add_argument("--version", action="version", version=f"benchgen {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("list", help="suites and agents; with SUITE: its tasks, splits and protocol")
+    p.add_argument("suite", nargs="?")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("plugins", help="installed plugins, their distributions and versions")
+    p.set_defaults(func=cmd_plugins)
+
+    p = sub.add_parser("run", help="train/evaluate AGENT on SUITE by the suite's protocol")
+    p.add_argument("suite")
+    p.add_argument("agent")
+    sel = p.add_mutually_exclusive_group()
+    sel.add_argument("--tasks", "--games", "--levels", dest="tasks", type=_csv_list, help="comma-separated task names")
+    sel.add_argument("--split", help="split name (see `benchgen list SUITE`) or a YAML split file")
+    p.add_argument("--seeds", type=_int_list, help="comma-separated seeds (default 0)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--frames", type=_count, help="budget per unit in emulator frames (scales the reporting checkpoints)")
+    budget.add_argument("--timesteps", type=_count, help="budget per unit in agent timesteps")
+    p.add_argument("--checkpoints", type=lambda s: [_count(x) for x in _csv_list(s)], help="reporting checkpoints in the budget unit")
+    p.add_argument("--num-envs", type=int, help="parallel sub-environments per unit")
+    p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT-TIMESTAMP)")
+    p.add_argument("--config", type=Path, help="YAML file of run/agent settings")
+    p.add_argument("--set", dest="set_pairs", action="append", default=[], metavar="KEY=VALUE", help="override a setting")
+    p.add_argument("--finetune", action="store_true", help="joint agents: fine-tune on every test task after joint training")
+    p.add_argument("--from", dest="from_checkpoint", help="joint agents: start from this joint checkpoint directory")
+    p.add_argument("--executor", choices=["local", "ray"], help="where units run (default local)")
+    p.add_argument("--jobs", type=int, help="local executor: units at once")
+    p.add_argument("--address", dest="ray_address", help="Ray cluster address (auto = running cluster)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("resume", help="continue a killed run from its last checkpoint")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_resume)
+
+    p = sub.add_parser("score", help="normalize and aggregate a task,score CSV of raw scores")
+    p.add_argument("suite")
+    p.add_argument("csv", type=Path)
+    p.add_argument("--baseline", help="world_record (default), human, a reference agent, or a CSV file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("export", help="one row per recorded episode")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--format", choices=["csv", "parquet"], default="csv")
+    p.add_argument("--output", "-o", type=Path, help="file to write (default RUN_DIR/episodes.FORMAT; '-' = stdout for csv)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("report", help="markdown + JSON + plots of a run")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--baseline", help="normalization baseline (default: the suite's)")
+    p.set_defaults(func=cmd_report)
+
+    if registry is not None:
+        registry.pm.hook.benchgen_add_commands(subparsers=sub)
+    return parser
+
+
+# -- commands ------------------------------------------------------------------------------
+def cmd_plugins(args) -> int:
+    from benchgen.registry import inventory
+
+    _reg, plugins, error = inventory()
+    if error:
+        print(f"error: {error}")
+    for p in plugins:
+        status = "ok" if p.error is None else f"FAILED: {p.error}"
+        print(f"{p.name:16} {p.distribution} {p.version:10} {p.module:28} {status}")
+    if not plugins:
+        print("no plugins installed (entry-point group 'benchgen')")
+    return 1 if any(p.error for p in plugins) else 0
+
+
+def cmd_list(args) -> int:
+    reg = args.registry
+    if args.suite is None:
+        print("suites:")
+        for name, suite in sorted(reg.suites.items()):
+            print(f"  {name:14} {len(suite.tasks()):3} tasks  {suite.description}")
+        print("agents:")
+        for name, spec in sorted(reg.agents.items()):
+            kind = " (joint)" if spec.joint else ""
+            print(f"  {name:14} {spec.description}{kind}")
+        return 0
+    suite = reg.suite(args.suite)
+    print(f"{suite.name}: {suite.description}")
+    print(f"budget: {suite.default_budget:,} {suite.budget_unit} per task; checkpoints "
+          f"{', '.join(f'{c:,}' for c in suite.default_checkpoints)}")
+    print("protocol:")
+    for key, value in suite.protocol().items():
+        print(f"  {key}: {value}")
+    print("splits:")
+    for name, split in sorted(reg.splits(suite).items()):
+        print(f"  {name:16} train {len(split.train):3}  test {len(split.test):3}  {split.description}")
+    tasks = suite.tasks()
+    runnable = [t for t in tasks if suite.task_available(t)]
+    print(f"tasks ({len(runnable)} of {len(tasks)} runnable here):")
+    for t in tasks:
+        mark = "" if t in runnable else "   (not runnable: " + _availability(suite, t) + ")"
+        print(f"  {t}{mark}")
+    return 0
+
+
+def _availability(suite, task) -> str:
+    try:
+        suite.check_task_available(task)
+    except UsageError as exc:
+        return str(exc)
+    return "ok"
+
+
+def _run_config(args, registry):
+    from benchgen.config import RunConfig, build_dataclass, load_config_file, parse_set_pairs, split_overrides
+
+    spec = registry.agent(args.agent)
+    suite = registry.suite(args.suite)
+    overrides: dict[str, Any] = {}
+    if args.config:
+        overrides.update(load_config_file(args.config))
+    overrides.update(parse_set_pairs(args.set_pairs))
+    run_over, agent_over = split_overrides(overrides, spec.config_class, "--config/--set")
+    run_over.update(suite=suite.name, agent=spec.name)
+    if args.tasks is not None:
+        run_over["tasks"] = args.tasks
+    if args.split is not None:
+        run_over["split"] = args.split
+    if args.seeds is not None:
+        run_over["seeds"] = args.seeds
+    if args.frames is not None:
+        run_over["budget"] = args.frames if suite.budget_unit == "frames" else args.frames // suite.frames_per_step
+    if args.timesteps is not None:
+        run_over["budget"] = args.timesteps * suite.frames_per_step if suite.budget_unit == "frames" else args.timesteps
+    for key in ("checkpoints", "num_envs", "from_checkpoint", "executor", "jobs", "ray_address"):
+        value = getattr(args, key)
+        if value is not None:
+            run_over[key] = value
+    if args.finetune:
+        run_over["finetune"] = True
+    if args.no_progress:
+        run_over["progress"] = False
+    run = build_dataclass(RunConfig, run_over, "run config")
+    return run, agent_over
+
+
+def cmd_run(args) -> int:
+    import time
+
+    from benchgen.runner import create_run_dir, resolve
+
+    reg = args.registry
+    run, agent_over = _run_config(args, reg)
+    resolved = resolve(reg, run, agent_over)
+    out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = create_run_dir(reg, resolved, out)
+    print(f"run directory: {run_dir}", file=sys.stderr)
+    return _execute(run_dir, resolved)
+
+
+def cmd_resume(args) -> int:
+    from benchgen.runner import load_meta, resolve_from_meta
+
+    meta = load_meta(args.run_dir)
+    resolved = resolve_from_meta(args.registry, meta)
+    if args.no_progress:
+        resolved.run.progress = False
+    return _execute(args.run_dir, resolved)
+
+
+def _execute(run_dir: Path, resolved) -> int:
+    from benchgen.executor import run_units
+    from benchgen.progress import RunProgress
+    from benchgen.report import write_report
+    from benchgen.runner import StopRequested
+
+    try:
+        with RunProgress(enabled=resolved.run.progress) as progress:
+            run_units(run_dir, resolved, progress)
+    except StopRequested:
+        print(f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
+              file=sys.stderr)
+        return 130
+    summary = write_report(run_dir)
+    print(summary)
+    return 0
+
+
+def cmd_score(args) -> int:
+    from benchgen.report import format_score_table
+    from benchgen.scoring import read_score_csv
+
+    reg = args.registry
+    suite = reg.suite(args.suite)
+    raw = read_score_csv(args.csv)
+    reg.check_tasks(suite, raw)
+    result = reg.scorer(suite).score(raw, args.baseline)
+    if args.json:
+        print(json.dumps(result, default=_json_default, allow_nan=True))
+    else:
+        print(format_score_table(result))
+    return 0
+
+
+def _json_default(o):
+    return str(o)
+
+
+def cmd_export(args) -> int:
+    from benchgen.export import export_episodes
+
+    path = export_episodes(args.run_dir, args.format, args.output)
+    if path is not None:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_report(args) -> int:
+    from benchgen.report import write_report
+
+    print(write_report(args.run_dir, baseline=args.baseline))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        registry = None
+        if argv[:1] != ["plugins"]:
+            from benchgen.registry import get_registry
+
+            registry = get_registry()
+        parser = build_parser(registry)
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        args.registry = registry
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"benchgen: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("benchgen: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

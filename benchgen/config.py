@@ -1,0 +1,233 @@
+"""Run configuration: dataclasses, YAML files and ``--set key=value`` overrides.
+
+A run's configuration is two dataclasses: :class:`RunConfig` (what to run: suite, agent, tasks,
+seeds, budget...) and the agent's own config class. A YAML file given with ``--config`` and the
+``--set`` pairs may name fields of either; ``agent.`` / ``run.`` prefixes disambiguate. Unknown
+keys are errors with a "did you mean". The resolved values of both are saved with every run and
+every checkpoint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchgen.errors import UsageError, did_you_mean
+
+
+@dataclass
+class RunConfig:
+    """What a run does. Budgets are in the suite's budget unit (frames or timesteps)."""
+
+    suite: str = ""
+    """Suite name (a plugin's ``Suite.name``)."""
+    agent: str = ""
+    """Agent name (a plugin's ``AgentSpec.name``)."""
+    tasks: list[str] = field(default_factory=list)
+    """Tasks to run; empty means the split's tasks."""
+    split: str | None = None
+    """Split name or YAML file; used when ``tasks`` is empty (default: the suite's default split)."""
+    seeds: list[int] = field(default_factory=lambda: [0])
+    """One unit per (task, seed)."""
+    budget: int | None = None
+    """Training budget per unit in the suite's unit (None: the protocol's default)."""
+    checkpoints: list[int] | None = None
+    """Reporting checkpoints in the budget unit (None: the protocol's, scaled to the budget)."""
+    checkpoint_every: int | None = None
+    """Save a resumable checkpoint at least this often, in the budget unit (None: budget / 20)."""
+    num_envs: int | None = None
+    """Parallel sub-environments per unit (None: the agent's or the suite's default)."""
+    finetune: bool = False
+    """Joint agents: after joint training, run the suite's test protocol on every test task from
+    the joint checkpoint."""
+    from_checkpoint: str | None = None
+    """Joint agents: skip joint training and fine-tune/evaluate from this checkpoint."""
+    zeroshot_episodes: int = 10
+    """Joint agents: episodes per task for zero-shot evaluation."""
+    finetune_budget: int | None = None
+    """Joint agents: budget per test task for fine-tuning (None: the suite's default budget scaled
+    like the joint budget)."""
+    executor: str = "local"
+    """Where units run: 'local' (this process tree) or 'ray'."""
+    jobs: int = 1
+    """Units run at once by the local executor."""
+    ray_address: str | None = None
+    """Ray cluster address ('auto' for a running cluster; None: a local Ray instance)."""
+    cpus_per_unit: float = 1.0
+    """Ray resources per unit: CPUs."""
+    gpus_per_unit: float = 0.0
+    """Ray resources per unit: GPU fraction."""
+    max_retries: int = 2
+    """Times a failed unit is retried from its last checkpoint."""
+    progress: bool = True
+    """Show a progress bar."""
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Field docstrings of a dataclass (the string literal after each field), for help texts."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):
+        return {}
+    docs: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
+                docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    return docs
+
+
+def _coerce(value: Any, annotation: Any, key: str) -> Any:
+    """Turn a YAML/``--set`` value into the field's type, with a one-line error if it cannot."""
+    if isinstance(annotation, str):
+        annotation = eval(annotation, vars(typing), {})  # dataclass annotations are strings here
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            if type(None) in args:
+                return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _coerce(value, arg, key)
+            except UsageError as exc:
+                errors.append(str(exc))
+        raise UsageError(errors[0] if errors else f"bad value for {key}")
+    if origin in (list, tuple):
+        inner = args[0] if args else str
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            value = [value]
+        return [_coerce(v, inner, key) for v in value]
+    if annotation is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise UsageError(f"{key} must be true or false, not '{value}'")
+    if annotation is int:
+        if isinstance(value, bool):
+            raise UsageError(f"{key} must be an integer, not '{value}'")
+        if isinstance(value, int):
+            return value
+        try:
+            as_float = float(str(value).replace("_", ""))
+        except ValueError:
+            raise UsageError(f"{key} must be an integer, not '{value}'")
+        if not as_float.is_integer():
+            raise UsageError(f"{key} must be an integer, not '{value}'")
+        return int(as_float)
+    if annotation is float:
+        try:
+            return float(str(value).replace("_", "")) if not isinstance(value, (int, float)) else float(value)
+        except ValueError:
+            raise UsageError(f"{key} must be a number, not '{value}'")
+    if annotation is str:
+        return str(value)
+    return value
+
+
+def parse_set_pairs(pairs: list[str]) -> dict[str, Any]:
+    """``["lr=1e-4", "agent.batch_size=64"]`` -> dict; values parsed as YAML scalars."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(f"--set expects key=value, got '{pair}'")
+        try:
+            out[key] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            out[key] = raw
+    return out
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML config file: a flat mapping, or ``{run: {...}, agent: {...}}``."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"config file {path} does not exist")
+    except yaml.YAMLError as exc:
+        raise UsageError(f"config file {path} does not parse as YAML ({str(exc).splitlines()[0]}); fix it and retry")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UsageError(f"config file {path} must be a mapping of key: value")
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in ("run", "agent") and isinstance(value, dict):
+            for sub, v in value.items():
+                flat[f"{key}.{sub}"] = v
+        else:
+            flat[str(key)] = value
+    return flat
+
+
+def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: str) -> tuple[dict, dict]:
+    """Route each key to the run config or the agent config; unknown keys are errors."""
+    run_fields = {f.name for f in dataclasses.fields(RunConfig)}
+    agent_fields = {f.name for f in dataclasses.fields(agent_config_class)}
+    run_over: dict[str, Any] = {}
+    agent_over: dict[str, Any] = {}
+    for key, value in overrides.items():
+        scope, dot, name = key.partition(".")
+        if dot and scope == "run":
+            target, fields, bare = run_over, run_fields, name
+        elif dot and scope == "agent":
+            target, fields, bare = agent_over, agent_fields, name
+        elif key in agent_fields:
+            target, fields, bare = agent_over, agent_fields, key
+        elif key in run_fields:
+            target, fields, bare = run_over, run_fields, key
+        else:
+            raise did_you_mean(f"config key in {where}", key, run_fields | agent_fields)
+        if bare not in fields:
+            raise did_you_mean(f"{scope} config key in {where}", bare, fields)
+        target[bare] = value
+    return run_over, agent_over
+
+
+def build_dataclass(cls: type, values: dict[str, Any], where: str) -> Any:
+    """Instantiate ``cls`` from ``values`` with type coercion; validation errors become one line."""
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in values:
+            kwargs[f.name] = _coerce(values[f.name], hints.get(f.name, f.type), f"{f.name} ({where})")
+    try:
+        return cls(**kwargs)
+    except UsageError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"invalid {where}: {exc}")
+
+
+def replace_config(config: Any, values: dict[str, Any], where: str) -> Any:
+    """A copy of dataclass ``config`` with ``values`` applied (coerced), re-validated."""
+    merged = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.init}
+    merged.update(values)
+    return build_dataclass(type(config), merged, where)
+
+
+def to_dict(config: Any) -> dict[str, Any]:
+    """JSON-ready dict of a dataclass config (init fields and derived fields alike)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}

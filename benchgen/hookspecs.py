@@ -1,0 +1,76 @@
+"""Every hook a benchgen plugin may implement.
+
+Plugins are discovered through the entry-point group ``benchgen``. A plugin module (or object)
+implements any of the hooks below with ``@benchgen.hookimpl``. First-party suites and agents use
+exactly these hooks, through exactly that entry-point group: core never names a suite or agent.
+
+The plugin author guide (``docs/plugin_authors.md``) is generated from these docstrings by
+``python -m benchgen.docs``; edit the docstrings, not the guide.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("benchgen")
+
+
+@hookspec
+def benchgen_suites():
+    """Contribute benchmark suites.
+
+    Returns a list of :class:`benchgen.suite.Suite` instances (may be empty). Each suite names
+    its tasks, its protocol parameters (the values that make two runs comparable), its budget
+    unit and defaults, and makes the environments (see ``Suite.make_env``). Suite names must be
+    unique across all installed plugins; a clash stops start-up.
+    """
+
+
+@hookspec
+def benchgen_splits(suite):
+    """Contribute named train/test splits for ``suite`` (a :class:`benchgen.suite.Suite`).
+
+    Returns a list of :class:`benchgen.suite.Split` (or an empty list when the plugin has none
+    for this suite). Splits are usually stored as YAML and read with
+    ``benchgen.suite.load_split_yaml``. Every task a split names must be one of the suite's
+    tasks; split names must be unique within a suite.
+    """
+
+
+@hookspec(firstresult=True)
+def benchgen_scorer(suite):
+    """Return the :class:`benchgen.scoring.Scorer` for ``suite``, or None if this plugin has none.
+
+    The scorer turns raw per-task scores into normalized ones and aggregates them. The first
+    plugin that returns a scorer wins; a suite without one is scored raw (mean only).
+    """
+
+
+@hookspec
+def benchgen_agents():
+    """Contribute agents.
+
+    Returns a list of :class:`benchgen.agent.AgentSpec`. An agent sees only the vector env the
+    suite builds (plus the suite's agent-side wrappers) and a budget; it must run on any suite
+    whose spaces it supports, and say clearly (``UsageError``) when it does not.
+    """
+
+
+@hookspec
+def benchgen_add_commands(subparsers):
+    """Add plugin-specific CLI sub-commands.
+
+    ``subparsers`` is the ``argparse`` sub-parser collection of the ``benchgen`` command. Add a
+    parser and set its default ``func`` to a callable taking the parsed ``args`` and returning an
+    exit code, e.g. ``benchgen sonic import-roms DIR``.
+    """
+
+
+@hookspec
+def benchgen_reference_scores(suite):
+    """Contribute reference score tables for ``suite``.
+
+    Returns a list of :class:`benchgen.scoring.ReferenceScores` (per-task scores of a named
+    agent or human baseline, possibly at several training checkpoints), used to normalize a run
+    against a reference agent (SABER eq. 2) and to show published numbers next to a run.
+    """

@@ -1,0 +1,223 @@
+"""Plugin discovery and the registry of suites, splits, scorers and agents.
+
+Plugins are found through the entry-point group ``benchgen``. Discovery is strict, as pytest's:
+a plugin that fails to import, or implements a hook that does not exist, stops start-up with an
+error naming the plugin and its distribution (a silently missing split corrupts a benchmark).
+``benchgen plugins`` still lists what loaded and what failed.
+
+Set ``BENCHGEN_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry-point discovery (tests and embedding
+applications then register plugins by hand with ``Registry(plugins=[...])``), and
+``BENCHGEN_PLUGINS=pkg.module,other.module`` to load plugin modules by import name in addition
+(like pytest's ``PYTEST_PLUGINS``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable
+
+import pluggy
+
+from benchgen import hookspecs
+from benchgen.agent import AgentSpec
+from benchgen.errors import PluginError, UsageError, did_you_mean
+from benchgen.scoring import ReferenceScores, Scorer
+from benchgen.suite import Split, Suite, load_split_yaml
+
+ENTRY_POINT_GROUP = "benchgen"
+DISABLE_AUTOLOAD_ENV = "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD"
+EXTRA_PLUGINS_ENV = "BENCHGEN_PLUGINS"
+
+
+@dataclass
+class PluginInfo:
+    """One discovered plugin: what ``benchgen plugins`` prints and each run records."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    error: str | None = None
+
+
+class Registry:
+    """Loaded plugins and everything they contribute."""
+
+    def __init__(self, plugins: Iterable[tuple[str, Any]] = (), autoload: bool | None = None, strict: bool = True):
+        self.pm = pluggy.PluginManager("benchgen")
+        self.pm.add_hookspecs(hookspecs)
+        self.plugins: list[PluginInfo] = []
+        if autoload is None:
+            autoload = not os.environ.get(DISABLE_AUTOLOAD_ENV)
+        if autoload:
+            self._load_entry_points(strict)
+        for module_name in filter(None, (m.strip() for m in os.environ.get(EXTRA_PLUGINS_ENV, "").split(","))):
+            self._load_module(module_name, strict)
+        for name, plugin in plugins:
+            self.register(name, plugin, distribution="(registered by hand)", version="")
+        self._check(strict)
+
+    # -- discovery -----------------------------------------------------------------------
+    def _load_entry_points(self, strict: bool) -> None:
+        # pluggy's load_setuptools_entrypoints does not say which distribution failed: do it here.
+        for dist in importlib.metadata.distributions():
+            for ep in dist.entry_points:
+                if ep.group != ENTRY_POINT_GROUP or self.pm.get_plugin(ep.name) is not None:
+                    continue
+                dist_name = dist.metadata["name"]
+                info = PluginInfo(ep.name, dist_name, dist.version, ep.value)
+                self.plugins.append(info)
+                try:
+                    plugin = ep.load()
+                except Exception as exc:  # noqa: BLE001 - re-raised with the plugin named
+                    info.error = f"{type(exc).__name__}: {exc}"
+                    if strict:
+                        raise PluginError(
+                            f"error importing plugin '{ep.name}' from distribution {dist_name} {dist.version}: "
+                            f"{info.error}; fix or uninstall it (or set {DISABLE_AUTOLOAD_ENV}=1)"
+                        ) from exc
+                    continue
+                self.pm.register(plugin, name=ep.name)
+
+    def _load_module(self, module_name: str, strict: bool) -> None:
+        info = PluginInfo(module_name, f"({EXTRA_PLUGINS_ENV})", "", module_name)
+        self.plugins.append(info)
+        try:
+            plugin = importlib.import_module(module_name)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the plugin named
+            info.error = f"{type(exc).__name__}: {exc}"
+            if strict:
+                raise PluginError(f"error importing plugin '{module_name}' named in {EXTRA_PLUGINS_ENV}: {info.error}") from exc
+            return
+        self.pm.register(plugin, name=module_name)
+
+    def register(self, name: str, plugin: Any, distribution: str, version: str) -> None:
+        """Register a plugin object by hand (tests, embedding applications)."""
+        self.pm.register(plugin, name=name)
+        self.plugins.append(PluginInfo(name, distribution, version, getattr(plugin, "__name__", repr(plugin))))
+
+    def _check(self, strict: bool) -> None:
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            plugin_name = self.pm.get_name(exc.plugin) or repr(exc.plugin)
+            info = next((p for p in self.plugins if p.name == plugin_name), None)
+            dist = f" from distribution {info.distribution} {info.version}" if info else ""
+            message = str(exc).splitlines()[0]
+            if info:
+                info.error = message
+            if strict:
+                raise PluginError(
+                    f"plugin '{plugin_name}'{dist} implements an unknown hook ({message}); "
+                    f"hooks are listed in benchgen.hookspecs"
+                ) from None
+
+    # -- what plugins contribute ---------------------------------------------------------
+    @cached_property
+    def suites(self) -> dict[str, Suite]:
+        out: dict[str, Suite] = {}
+        for plugin_suites in self.pm.hook.benchgen_suites():
+            for suite in plugin_suites or []:
+                if suite.name in out:
+                    raise PluginError(f"two plugins define suite '{suite.name}'; uninstall one of them")
+                out[suite.name] = suite
+        return out
+
+    @cached_property
+    def agents(self) -> dict[str, AgentSpec]:
+        out: dict[str, AgentSpec] = {}
+        for specs in self.pm.hook.benchgen_agents():
+            for spec in specs or []:
+                if spec.name in out:
+                    raise PluginError(f"two plugins define agent '{spec.name}'; uninstall one of them")
+                out[spec.name] = spec
+        return out
+
+    def suite(self, name: str) -> Suite:
+        if name not in self.suites:
+            raise did_you_mean("suite", name, self.suites, hint="Is its plugin installed? (`benchgen plugins`)")
+        return self.suites[name]
+
+    def agent(self, name: str) -> AgentSpec:
+        if name not in self.agents:
+            raise did_you_mean("agent", name, self.agents, hint="Is its plugin installed? (`benchgen plugins`)")
+        return self.agents[name]
+
+    def splits(self, suite: Suite) -> dict[str, Split]:
+        out: dict[str, Split] = {}
+        known = set(suite.tasks())
+        for plugin_splits in self.pm.hook.benchgen_splits(suite=suite):
+            for split in plugin_splits or []:
+                if split.name in out:
+                    raise PluginError(f"two plugins define split '{split.name}' for suite '{suite.name}'")
+                bad = [t for t in split.tasks if t not in known]
+                if bad:
+                    raise PluginError(f"split '{split.name}' of suite '{suite.name}' names unknown tasks {bad[:5]}")
+                out[split.name] = split
+        return out
+
+    def split(self, suite: Suite, name: str) -> Split:
+        """A split by name, or a user's YAML file (a path ending in .yaml/.yml)."""
+        if name.endswith((".yaml", ".yml")) or Path(name).is_file():
+            split = load_split_yaml(name, suite=suite.name)
+            self.check_tasks(suite, split.tasks)
+            return split
+        splits = self.splits(suite)
+        if name not in splits:
+            raise did_you_mean(f"split of suite '{suite.name}'", name, splits, hint="or pass a YAML split file")
+        return splits[name]
+
+    def check_tasks(self, suite: Suite, tasks: Iterable[str]) -> list[str]:
+        known = suite.tasks()
+        out = []
+        for task in tasks:
+            if task not in known:
+                raise did_you_mean(f"task of suite '{suite.name}'", task, known)
+            out.append(task)
+        return out
+
+    def scorer(self, suite: Suite) -> Scorer:
+        scorer = self.pm.hook.benchgen_scorer(suite=suite)
+        return scorer if scorer is not None else Scorer({}, {})
+
+    def reference_scores(self, suite: Suite) -> dict[str, ReferenceScores]:
+        out: dict[str, ReferenceScores] = {}
+        for tables in self.pm.hook.benchgen_reference_scores(suite=suite):
+            for table in tables or []:
+                out[table.name] = table
+        return out
+
+    def plugin_versions(self) -> list[dict[str, Any]]:
+        """Plugin -> distribution -> version, as recorded in every run's metadata."""
+        return [vars(p).copy() for p in self.plugins]
+
+
+_default: Registry | None = None
+
+
+def get_registry() -> Registry:
+    """The process-wide registry (built on first use)."""
+    global _default
+    if _default is None:
+        _default = Registry()
+    return _default
+
+
+def reset_registry() -> None:
+    """Forget the process-wide registry (tests)."""
+    global _default
+    _default = None
+
+
+def inventory(strict: bool = False) -> tuple[Registry | None, list[PluginInfo], str | None]:
+    """For ``benchgen plugins``: load non-strictly so failures are listed, not raised."""
+    try:
+        reg = Registry(strict=False)
+    except UsageError as exc:  # pragma: no cover - non-strict loading does not raise
+        return None, [], str(exc)
+    return reg, reg.plugins, None

@@ -1,0 +1,401 @@
+"""Runs: planning units, executing them with checkpoints, resuming after a crash.
+
+A run directory holds::
+
+    run.json            the fully resolved config, protocol, plugin and dependency versions
+    results.sqlite      the results store (episodes, units, checkpoints)
+    units/<unit>/checkpoints/<frames>/   resumable agent checkpoints (+ checkpoint.json)
+    tb/<unit>/          TensorBoard logs
+
+Resume semantics (``benchgen resume``): every recorded episode is kept; the unit's frame counter
+continues from the last committed value (committed with every episode and every checkpoint);
+the agent restarts from its last checkpoint (its learning since that checkpoint is redone with
+fresh frames) and the environments restart from a reset (the episodes that were in progress
+when the process died were never recorded, by design: a partial episode has no score).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import json
+import math
+import platform
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchgen.agent import Agent, AgentSpec, TrainingContext
+from benchgen.config import RunConfig, build_dataclass, replace_config, to_dict
+from benchgen.errors import UsageError
+from benchgen.recorder import EpisodeRecorder
+from benchgen.registry import Registry
+from benchgen.store import DB_NAME, ResultsStore, Unit
+from benchgen.suite import Split, Suite
+
+RUN_FILE = "run.json"
+CHECKPOINT_FILE = "checkpoint.json"
+DEPENDENCIES = ("benchgen", "gymnasium", "ale-py", "stable-retro", "torch", "stable-baselines3", "numpy", "pluggy")
+
+
+# -- planning ------------------------------------------------------------------------------
+@dataclass
+class ResolvedRun:
+    """Everything a run needs, resolved from the user's input."""
+
+    run: RunConfig
+    agent_config: Any
+    suite: Suite
+    spec: AgentSpec
+    split: Split | None
+    tasks: list[str]
+    budget: int
+    checkpoints: list[int]
+
+
+def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any]) -> ResolvedRun:
+    """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input."""
+    suite = registry.suite(run.suite)
+    spec = registry.agent(run.agent)
+    split = None
+    if run.tasks:
+        tasks = registry.check_tasks(suite, run.tasks)
+        if spec.joint:
+            raise UsageError(f"agent '{spec.name}' trains on a split's train tasks; pass --split instead of --tasks")
+    else:
+        split_name = run.split or suite.default_split
+        if split_name is None:
+            raise UsageError(f"suite '{suite.name}' has no default split; pass --tasks or --split")
+        split = registry.split(suite, split_name)
+        tasks = list(split.train if spec.joint else split.tasks)
+        if spec.joint and run.finetune and not split.test:
+            raise UsageError(f"split '{split.name}' has no test tasks to fine-tune on; choose a split with a test set")
+    for task in set(tasks) | set(split.test if (split and spec.joint) else ()):
+        suite.check_task_available(task)
+    if not run.seeds:
+        raise UsageError("--seeds needs at least one seed")
+    if len(set(run.seeds)) != len(run.seeds):
+        raise UsageError("--seeds lists a seed twice; give each seed once")
+    budget = suite.default_budget if run.budget is None else run.budget
+    if budget <= 0:
+        raise UsageError(f"the budget must be a positive number of {suite.budget_unit}, got {budget}")
+    if run.checkpoints is not None:
+        checkpoints = sorted(set(run.checkpoints))
+        if any(c <= 0 or c > budget for c in checkpoints):
+            raise UsageError(f"reporting checkpoints must lie in (0, {budget}] {suite.budget_unit}")
+    else:
+        scale = budget / suite.default_budget
+        checkpoints = sorted({max(1, int(round(c * scale))) for c in suite.default_checkpoints} | {budget})
+    if run.checkpoint_every is not None and run.checkpoint_every <= 0:
+        raise UsageError("checkpoint_every must be positive")
+    if run.num_envs is not None and run.num_envs <= 0:
+        raise UsageError("num_envs must be positive")
+    if run.finetune_budget is not None and run.finetune_budget <= 0:
+        raise UsageError("finetune_budget must be positive")
+    if run.from_checkpoint and not spec.joint:
+        raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
+    if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
+        raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
+    defaults = spec.suite_defaults.get(suite.name, {})
+    agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
+    agent_config = replace_config(agent_config, {**defaults, **agent_overrides}, f"{spec.name} config")
+    return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints)
+
+
+def to_frames(suite: Suite, amount: int) -> int:
+    """Budget units -> emulator frames."""
+    return amount if suite.budget_unit == "frames" else amount * suite.frames_per_step
+
+
+def plan_units(r: ResolvedRun) -> list[Unit]:
+    """The units of a run, in execution order."""
+    units: list[Unit] = []
+    budget_frames = to_frames(r.suite, r.budget)
+
+    def add(phase, tasks, seed, frames, learn=True, init=None, uid=None):
+        uid = uid or f"{phase}-{tasks[0]}-s{seed}"
+        units.append(Unit(uid, len(units), phase, list(tasks), seed, frames, init, learn))
+
+    for seed in r.run.seeds:
+        if not r.spec.joint:
+            for task in r.tasks:
+                add("train", [task], seed, budget_frames)
+            continue
+        split_name = r.split.name if r.split else "custom"
+        init = None
+        if r.run.from_checkpoint:
+            init = str(Path(r.run.from_checkpoint).resolve())
+        else:
+            add("joint", r.tasks, seed, budget_frames, uid=f"joint-{split_name}-s{seed}")
+        zs_frames = max(r.suite.frames_per_step, budget_frames // max(1, len(r.tasks)))
+        for task in (*r.split.train, *r.split.test):
+            add("zeroshot", [task], seed, zs_frames, learn=False, init=init)
+        if r.run.finetune:
+            ft = r.run.finetune_budget if r.run.finetune_budget is not None else r.suite.default_budget
+            for task in r.split.test:
+                add("finetune", [task], seed, to_frames(r.suite, ft), init=init)
+    return units
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for dist in DEPENDENCIES:
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def create_run_dir(registry: Registry, r: ResolvedRun, out: Path) -> Path:
+    """Make the run directory, refusing one that holds another run. Writes nothing on failure."""
+    if (out / DB_NAME).exists() or (out / RUN_FILE).exists():
+        raise UsageError(f"{out} already holds a run; continue it with `benchgen resume {out}` or pick another --out")
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"{out} is not empty; pick an empty or new --out directory")
+    units = plan_units(r)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "run": to_dict(r.run),
+        "agent_config": to_dict(r.agent_config),
+        "suite": r.suite.name,
+        "agent": r.spec.name,
+        "joint": r.spec.joint,
+        "tasks": r.tasks,
+        "split": dataclasses.asdict(r.split) if r.split else None,
+        "budget": r.budget,
+        "budget_unit": r.suite.budget_unit,
+        "frames_per_step": r.suite.frames_per_step,
+        "checkpoints": r.checkpoints,
+        "protocol": r.suite.protocol(),
+        "task_score_rule": r.suite.task_score_rule,
+        "episode_fields": list(r.suite.episode_fields),
+        "plugins": registry.plugin_versions(),
+        "versions": versions(),
+        "created_at": time.time(),
+        "command": sys.argv,
+    }
+    (out / RUN_FILE).write_text(json.dumps(meta, indent=2, default=str))
+    store = ResultsStore(out)
+    for key, value in meta.items():
+        store.set_meta(key, value)
+    store.add_units(units)
+    store.close()
+    return out
+
+
+def load_meta(run_dir: Path) -> dict[str, Any]:
+    path = Path(run_dir) / RUN_FILE
+    if not path.is_file() or not (Path(run_dir) / DB_NAME).is_file():
+        raise UsageError(f"{run_dir} is not a benchgen run directory (no {RUN_FILE} / {DB_NAME})")
+    return json.loads(path.read_text())
+
+
+def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
+    """Rebuild the resolved run from a run directory's saved config (resume, workers)."""
+    run = build_dataclass(RunConfig, meta["run"], "saved run config")
+    spec = registry.agent(meta["agent"])
+    fields = {f.name for f in dataclasses.fields(spec.config_class) if f.init}
+    agent_config = build_dataclass(
+        spec.config_class, {k: v for k, v in meta["agent_config"].items() if k in fields}, f"{spec.name} config"
+    )
+    suite = registry.suite(meta["suite"])
+    split = Split(**{**meta["split"], "train": tuple(meta["split"]["train"]), "test": tuple(meta["split"]["test"])}) if meta["split"] else None
+    return ResolvedRun(run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"])
+
+
+# -- executing a unit ----------------------------------------------------------------------
+class UnitContext(TrainingContext):
+    """The runner's side of the agent protocol for one unit."""
+
+    def __init__(self, recorder: EpisodeRecorder, unit: Unit, unit_dir: Path, save_points: list[int], save_fn, writer):
+        self.recorder = recorder
+        self.unit = unit
+        self.unit_dir = unit_dir
+        self.seed = unit.seed
+        fps = recorder.frames_per_step
+        self.budget_steps = unit.budget_frames // fps
+        self._save_points = sorted(p for p in save_points if p > recorder.frames_done)
+        self._save_fn = save_fn
+        self._writer = writer
+        self.progress = None
+
+    @property
+    def steps_done(self) -> int:
+        return self.recorder.steps_done
+
+    @property
+    def finished(self) -> bool:
+        return self.recorder.stop_requested or self.steps_done >= self.budget_steps
+
+    def maybe_checkpoint(self) -> None:
+        if self.progress is not None:
+            self.progress.tick(self.recorder)
+        if self._save_points and self.recorder.frames_done >= self._save_points[0]:
+            while self._save_points and self.recorder.frames_done >= self._save_points[0]:
+                self._save_points.pop(0)
+            self._save_fn()
+
+    def log_scalar(self, tag: str, value: float) -> None:
+        if self._writer is not None:
+            self._writer.add_scalar(tag, value, self.recorder.frames_done)
+
+
+def _save_points(r: ResolvedRun, unit: Unit) -> list[int]:
+    """Frame counts at which the unit saves a resumable checkpoint."""
+    fps = r.suite.frames_per_step
+    total = unit.budget_frames
+    every = to_frames(r.suite, r.run.checkpoint_every) if r.run.checkpoint_every else max(fps, total // 20)
+    points = set(range(every, total, every))
+    if unit.phase in ("train", "finetune"):
+        scale = total / to_frames(r.suite, r.budget)
+        points |= {int(to_frames(r.suite, c) * scale) for c in r.checkpoints}
+    return sorted(p for p in points if 0 < p < total)
+
+
+def build_agent(r: ResolvedRun, env) -> Agent:
+    return r.spec.factory(r.agent_config, env.single_observation_space, env.single_action_space)
+
+
+def write_checkpoint(agent: Agent, r: ResolvedRun, store: ResultsStore, unit: Unit, unit_dir: Path, frames: int) -> Path:
+    """Save the agent and the configs next to it; record it in the store last (atomic enough:
+    a checkpoint directory without its store row is ignored on resume)."""
+    path = unit_dir / "checkpoints" / f"{frames:012d}"
+    tmp = path.with_name(path.name + ".tmp")
+    if tmp.exists():
+        import shutil
+
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    agent.save(tmp)
+    info = {
+        "unit": unit.unit_id, "phase": unit.phase, "tasks": unit.tasks, "seed": unit.seed, "frames": frames,
+        "suite": r.suite.name, "agent": r.spec.name, "agent_config": to_dict(r.agent_config),
+        "run": to_dict(r.run), "protocol": r.suite.protocol(), "init_checkpoint": unit.init_checkpoint,
+    }
+    (tmp / CHECKPOINT_FILE).write_text(json.dumps(info, indent=2, default=str))
+    if path.exists():
+        import shutil
+
+        shutil.rmtree(path)
+    tmp.rename(path)
+    store.record_checkpoint(unit.unit_id, frames, str(path))
+    return path
+
+
+class StopRequested(Exception):
+    """Raised after a SIGINT/SIGTERM once the unit's state was saved."""
+
+
+def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None) -> Unit:
+    """Run (or continue) one unit to its budget. Returns the unit as stored afterwards."""
+    store = ResultsStore(run_dir)
+    try:
+        unit = store.unit(unit_id)
+        if unit.status == "done":
+            return unit
+        unit_dir = run_dir / "units" / unit.unit_id
+        unit_dir.mkdir(parents=True, exist_ok=True)
+        store.update_unit(unit.unit_id, status="running", started_at=time.time())
+        num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+        if len(set(unit.tasks)) > 1:
+            tasks = [unit.tasks[i % len(unit.tasks)] for i in range(max(num_envs, len(unit.tasks)))]
+        else:
+            tasks = unit.tasks * num_envs
+        # A different seed per resume keeps fresh environments from replaying the same episodes.
+        env_seed = unit.seed * 1_000_003 + unit.frames_done
+        suite_env = r.suite.make_env(tasks, seed=env_seed, mode="train" if unit.learn else "eval")
+        task_done = _TaskProgress(progress, unit)
+        recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
+        env = r.suite.agent_wrappers(recorder, r.spec.name)
+        agent = build_agent(r, env)
+        if unit.last_checkpoint and Path(unit.last_checkpoint).is_dir():
+            agent.load(Path(unit.last_checkpoint))
+        elif unit.init_checkpoint:
+            agent.load(Path(unit.init_checkpoint))
+        writer = _tensorboard(run_dir, unit)
+        saver = lambda: write_checkpoint(agent, r, store, unit, unit_dir, recorder.frames_done)  # noqa: E731
+        ctx = UnitContext(recorder, unit, unit_dir, _save_points(r, unit), saver, writer)
+        task_done.bind(recorder, ctx)
+        ctx.progress = progress
+        previous = _install_stop_handler(recorder)
+        try:
+            if unit.learn:
+                agent.learn(env, ctx)
+            else:
+                evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
+        finally:
+            _restore_stop_handler(previous)
+            env.close()
+            if writer is not None:
+                writer.close()
+        saver()
+        if recorder.stop_requested:
+            store.update_unit(unit.unit_id, status="running")
+            raise StopRequested(unit.unit_id)
+        store.update_unit(unit.unit_id, status="done", finished_at=time.time())
+        return store.unit(unit.unit_id)
+    finally:
+        store.close()
+
+
+def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
+    """Zero-shot evaluation: act greedily, no learning, until every task has its episodes
+    (or the unit's frame cap is reached)."""
+    obs, _ = env.reset(seed=ctx.seed)
+    tasks = set(ctx.unit.tasks)
+    while not ctx.finished:
+        if all(recorder.episodes_of(t) >= episodes_per_task for t in tasks):
+            break
+        obs, *_ = env.step(agent.act(obs, greedy=True))
+        ctx.maybe_checkpoint()
+
+
+class _TaskProgress:
+    """Progress-bar and TensorBoard feed for one unit."""
+
+    def __init__(self, progress, unit: Unit):
+        self.progress = progress
+        self.unit = unit
+        self.recorder = None
+        self.ctx = None
+
+    def bind(self, recorder, ctx):
+        self.recorder, self.ctx = recorder, ctx
+
+    def __call__(self, records):
+        if self.ctx is not None:
+            for rec in records:
+                if not math.isinf(rec["score"]):
+                    self.ctx.log_scalar(f"episode/score/{rec['task']}", rec["score"])
+        if self.progress is not None and self.recorder is not None:
+            self.progress.tick(self.recorder, force=True)
+
+
+def _tensorboard(run_dir: Path, unit: Unit):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - torch and tensorboard are dependencies
+        return None
+    return SummaryWriter(log_dir=str(run_dir / "tb" / unit.unit_id))
+
+
+def _install_stop_handler(recorder: EpisodeRecorder):
+    def handler(signum, frame):
+        recorder.stop_requested = True
+
+    previous = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread (Ray workers, threads): no handler
+        pass
+    return previous
+
+
+def _restore_stop_handler(previous) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)

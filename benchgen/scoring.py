@@ -1,0 +1,195 @@
+"""Scoring: from raw per-task scores to normalized scores and aggregates.
+
+Raw scores are sacred: everything here computes from them and nothing is stored in their place.
+
+Normalization (SABER eq. 1/2, Bellemare 2013): ``s = (a - r) / |w - r|`` with ``a`` the agent's
+score, ``r`` the random score and ``w`` the reference (world record, human beginner, or another
+agent). Aggregates follow SABER: the median is the headline, the mean caps infinite gameplay
+at 200%, and five classes bin the normalized scores.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from benchgen.errors import UsageError
+
+#: SABER's score classes: (name, exclusive upper bound as a fraction of the reference)
+CLASSES: tuple[tuple[str, float], ...] = (
+    ("failing", 0.01),
+    ("poor", 0.10),
+    ("medium", 0.50),
+    ("fair", 1.00),
+    ("superhuman", math.inf),
+)
+
+#: infinite gameplay counts as this normalized score in the capped mean (SABER: 200%)
+INFINITE_CAP = 2.0
+
+
+def normalize(score: float, random: float, reference: float) -> float:
+    """``(score - random) / |reference - random|``; ``inf`` stays ``inf``.
+
+    >>> normalize(150.0, 100.0, 200.0)
+    0.5
+    >>> normalize(-9000.0, -17000.0, -3000.0)  # lower-is-worse games keep the sign right
+    0.5714285714285714
+    """
+    if math.isinf(score):
+        return score
+    denom = abs(reference - random)
+    if denom == 0:
+        raise ValueError("reference equals random score: normalization undefined")
+    return (score - random) / denom
+
+
+def score_class(normalized: float) -> str:
+    """SABER class of a normalized score (a fraction: 0.05 = 5%)."""
+    for name, upper in CLASSES:
+        if normalized < upper:
+            return name
+    return CLASSES[-1][0]
+
+
+def capped_mean(values: list[float], cap: float = INFINITE_CAP) -> float:
+    """Mean with infinite gameplay (and anything above ``cap`` that is infinite) counted as ``cap``."""
+    arr = np.array([cap if math.isinf(v) and v > 0 else v for v in values], dtype=float)
+    return float(arr.mean()) if arr.size else float("nan")
+
+
+def aggregate(normalized: Mapping[str, float]) -> dict:
+    """Median, capped mean and class counts of per-task normalized scores."""
+    values = list(normalized.values())
+    counts = {name: 0 for name, _ in CLASSES}
+    for v in values:
+        counts[score_class(v)] += 1
+    return {
+        "n_tasks": len(values),
+        "median": float(np.median(values)) if values else float("nan"),
+        "mean": capped_mean(values),
+        "classes": counts,
+    }
+
+
+@dataclass
+class ReferenceScores:
+    """Per-task scores of a named baseline (an agent, humans, a world record)."""
+
+    name: str
+    """Short name used with ``--baseline`` (e.g. ``world_record``, ``rainbow_iqn_saber``)."""
+    scores: dict[str, float]
+    """task -> raw score (at ``checkpoint`` if the table has several)."""
+    description: str = ""
+    by_checkpoint: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Optional: checkpoint label (e.g. '10M') -> task -> raw score."""
+
+
+class Scorer:
+    """Normalizes and aggregates per-task raw scores for one suite.
+
+    The base class normalizes against ``random`` and the reference table named by ``baseline``;
+    a suite plugin subclasses it to add its baselines and its own aggregate (e.g. Sonic's mean).
+    """
+
+    #: baseline used when the user does not name one
+    default_baseline: str = "world_record"
+
+    def __init__(self, random_scores: Mapping[str, float], references: Mapping[str, ReferenceScores]):
+        self.random_scores = dict(random_scores)
+        self.references = dict(references)
+
+    def task_score(self, episode_scores: list[float]) -> float:
+        """Per-task score of a run from its raw episode scores in order (SABER/Machado: mean of
+        the last 100 training episodes). Suites with another rule override this."""
+        tail = episode_scores[-100:]
+        if not tail:
+            return float("nan")
+        if any(math.isinf(s) for s in tail):
+            return math.inf
+        return float(np.mean(tail))
+
+    def baselines(self) -> list[str]:
+        """Names accepted by ``--baseline``."""
+        return sorted(self.references)
+
+    def reference(self, baseline: str | None) -> ReferenceScores:
+        """Resolve a baseline name or a CSV path (columns task,score) to a reference table."""
+        from benchgen.errors import did_you_mean
+
+        baseline = baseline or self.default_baseline
+        if baseline in self.references:
+            return self.references[baseline]
+        if baseline.endswith(".csv") or Path(baseline).exists():
+            return ReferenceScores(name=Path(baseline).stem, scores=read_score_csv(baseline))
+        raise did_you_mean("baseline", baseline, self.baselines(), hint="or pass a CSV file with columns task,score")
+
+    def score(self, raw: Mapping[str, float], baseline: str | None = None) -> dict:
+        """Normalize ``raw`` (task -> raw score) and aggregate.
+
+        Tasks without a random score or a reference score are reported raw and left out of the
+        aggregates; the result lists them under ``unnormalized``.
+        """
+        ref = self.reference(baseline)
+        per_task: dict[str, float] = {}
+        unnormalized: dict[str, float] = {}
+        for task, value in raw.items():
+            r = self.random_scores.get(task)
+            w = ref.scores.get(task)
+            if r is None or w is None or (isinstance(w, float) and math.isnan(w)) or w == r:
+                unnormalized[task] = value
+                continue
+            per_task[task] = normalize(value, r, w)
+        result = aggregate(per_task)
+        result.update(
+            baseline=ref.name,
+            per_task=per_task,
+            per_task_class={t: score_class(v) for t, v in per_task.items()},
+            raw=dict(raw),
+            unnormalized=unnormalized,
+        )
+        return result
+
+
+def _parse_score(text: str, where: str) -> float:
+    t = text.strip().lower()
+    if t in ("inf", "+inf", "infinity"):
+        return math.inf
+    try:
+        value = float(t)
+    except ValueError:
+        raise UsageError(f"{where}: score '{text}' is not a number (use 'inf' for infinite gameplay)")
+    if math.isnan(value):
+        raise UsageError(f"{where}: score is NaN; give a number or 'inf'")
+    return value
+
+
+def read_score_csv(path: str | Path) -> dict[str, float]:
+    """Read ``task,score`` (or ``level,score`` / ``game,score``) rows; one-line errors on bad rows."""
+    path = Path(path)
+    try:
+        handle = path.open(newline="")
+    except OSError:
+        raise UsageError(f"cannot read score file {path}; give a CSV with columns task,score")
+    with handle:
+        reader = csv.DictReader(handle)
+        cols = reader.fieldnames or []
+        key = next((c for c in ("task", "level", "game") if c in cols), None)
+        if key is None or "score" not in cols:
+            raise UsageError(f"{path}: needs columns task,score (found {','.join(cols) or 'no header'})")
+        scores: dict[str, float] = {}
+        for lineno, row in enumerate(reader, start=2):
+            task = (row.get(key) or "").strip()
+            if not task:
+                raise UsageError(f"{path}:{lineno}: empty task name; every row needs task,score")
+            if task in scores:
+                raise UsageError(f"{path}:{lineno}: task '{task}' appears twice; give one raw score per task")
+            scores[task] = _parse_score(row.get("score") or "", f"{path}:{lineno}")
+    if not scores:
+        raise UsageError(f"{path}: no rows; give one task,score row per task")
+    return scores

@@ -1,0 +1,231 @@
+"""The results store: one SQLite database (WAL mode) per run directory.
+
+Every finished episode is committed as it finishes, in the same transaction as the unit's frame
+counter, so a run killed at any moment (``kill -9`` included) keeps every recorded episode and
+knows exactly how many frames it had used. Scores are stored raw; normalization is computed at
+read time.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS units (
+    unit_id TEXT PRIMARY KEY,
+    ordinal INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    tasks TEXT NOT NULL,              -- JSON list: the tasks the unit's sub-environments play
+    seed INTEGER NOT NULL,
+    budget_frames INTEGER NOT NULL,
+    init_checkpoint TEXT,             -- checkpoint the unit started from (fine-tuning provenance)
+    learn INTEGER NOT NULL DEFAULT 1, -- 0 for zero-shot evaluation units
+    status TEXT NOT NULL DEFAULT 'pending',   -- pending | running | done
+    frames_done INTEGER NOT NULL DEFAULT 0,
+    last_checkpoint TEXT,
+    last_checkpoint_frames INTEGER,
+    retries INTEGER NOT NULL DEFAULT 0,
+    started_at REAL,
+    finished_at REAL
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    unit_id TEXT NOT NULL REFERENCES units(unit_id),
+    phase TEXT NOT NULL,
+    task TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    episode INTEGER NOT NULL,         -- 0, 1, 2, ... per (unit, task), contiguous
+    env_index INTEGER NOT NULL,
+    frames_total INTEGER NOT NULL,    -- the unit's frame counter when the episode ended
+    length_frames INTEGER NOT NULL,
+    score REAL NOT NULL,              -- raw game score; inf = infinite gameplay
+    end_reason TEXT NOT NULL,
+    extras TEXT NOT NULL DEFAULT '{}',
+    events TEXT NOT NULL DEFAULT '[]',
+    wall_time REAL NOT NULL,
+    UNIQUE (unit_id, task, episode)
+);
+CREATE INDEX IF NOT EXISTS episodes_by_task ON episodes (task, seed, phase);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    unit_id TEXT NOT NULL,
+    frames INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (unit_id, frames)
+);
+"""
+
+DB_NAME = "results.sqlite"
+
+
+@dataclass
+class Unit:
+    """One (phase, tasks, seed) piece of work of a run."""
+
+    unit_id: str
+    ordinal: int
+    phase: str
+    tasks: list[str]
+    seed: int
+    budget_frames: int
+    init_checkpoint: str | None = None
+    learn: bool = True
+    status: str = "pending"
+    frames_done: int = 0
+    last_checkpoint: str | None = None
+    last_checkpoint_frames: int | None = None
+    retries: int = 0
+
+    @property
+    def label(self) -> str:
+        what = self.tasks[0] if len(set(self.tasks)) == 1 else f"{len(set(self.tasks))} tasks"
+        return f"{self.phase} {what} seed {self.seed}"
+
+
+def _encode_float(value: float) -> float:
+    # SQLite stores IEEE infinities in REAL columns as they are; NaN would become NULL, so refuse it.
+    if value != value:
+        raise ValueError("NaN score")
+    return float(value)
+
+
+class ResultsStore:
+    """Thin, explicit wrapper over the run's SQLite database."""
+
+    def __init__(self, path: str | Path, readonly: bool = False):
+        self.path = Path(path)
+        if self.path.is_dir():
+            self.path = self.path / DB_NAME
+        if readonly:
+            self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        else:
+            self.conn = sqlite3.connect(self.path, timeout=30)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: a committed episode survives power loss, not only a killed process.
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.executescript(SCHEMA)
+        self.conn.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- metadata ------------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, default=str)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row["value"]) if row else default
+
+    # -- units ---------------------------------------------------------------------------
+    def add_units(self, units: Iterable[Unit]) -> None:
+        with self.conn:
+            for u in units:
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO units (unit_id, ordinal, phase, tasks, seed, budget_frames, "
+                    "init_checkpoint, learn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (u.unit_id, u.ordinal, u.phase, json.dumps(u.tasks), u.seed, u.budget_frames,
+                     u.init_checkpoint, int(u.learn)),
+                )
+
+    def units(self) -> list[Unit]:
+        rows = self.conn.execute("SELECT * FROM units ORDER BY ordinal").fetchall()
+        return [self._unit(r) for r in rows]
+
+    def unit(self, unit_id: str) -> Unit:
+        row = self.conn.execute("SELECT * FROM units WHERE unit_id = ?", (unit_id,)).fetchone()
+        if row is None:
+            raise KeyError(unit_id)
+        return self._unit(row)
+
+    @staticmethod
+    def _unit(r: sqlite3.Row) -> Unit:
+        return Unit(
+            unit_id=r["unit_id"], ordinal=r["ordinal"], phase=r["phase"], tasks=json.loads(r["tasks"]),
+            seed=r["seed"], budget_frames=r["budget_frames"], init_checkpoint=r["init_checkpoint"],
+            learn=bool(r["learn"]), status=r["status"], frames_done=r["frames_done"],
+            last_checkpoint=r["last_checkpoint"], last_checkpoint_frames=r["last_checkpoint_frames"],
+            retries=r["retries"],
+        )
+
+    def update_unit(self, unit_id: str, **fields: Any) -> None:
+        if not fields:
+            return
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        with self.conn:
+            self.conn.execute(f"UPDATE units SET {cols} WHERE unit_id = ?", (*fields.values(), unit_id))
+
+    def set_init_checkpoint(self, unit_ids: Iterable[str], path: str) -> None:
+        with self.conn:
+            for uid in unit_ids:
+                self.conn.execute("UPDATE units SET init_checkpoint = ? WHERE unit_id = ?", (path, uid))
+
+    # -- episodes ------------------------------------------------------------------------
+    def next_episode_numbers(self, unit_id: str) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT task, MAX(episode) AS m FROM episodes WHERE unit_id = ? GROUP BY task", (unit_id,)
+        ).fetchall()
+        return {r["task"]: r["m"] + 1 for r in rows}
+
+    def record_episodes(self, unit: Unit, records: list[dict[str, Any]], frames_done: int) -> None:
+        """Commit finished episodes and the unit's frame counter in one transaction."""
+        now = time.time()
+        with self.conn:
+            self.conn.executemany(
+                "INSERT INTO episodes (unit_id, phase, task, seed, episode, env_index, frames_total, "
+                "length_frames, score, end_reason, extras, events, wall_time) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (unit.unit_id, unit.phase, r["task"], unit.seed, r["episode"], r["env_index"], r["frames_total"],
+                     r["length_frames"], _encode_float(r["score"]), r["end_reason"],
+                     json.dumps(r.get("extras", {})), json.dumps(r.get("events", [])), now)
+                    for r in records
+                ],
+            )
+            self.conn.execute("UPDATE units SET frames_done = ? WHERE unit_id = ?", (frames_done, unit.unit_id))
+
+    def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)", (unit_id, frames, path, time.time()))
+            self.conn.execute(
+                "UPDATE units SET last_checkpoint = ?, last_checkpoint_frames = ?, "
+                "frames_done = MAX(frames_done, ?) WHERE unit_id = ?",
+                (path, frames, frames, unit_id),
+            )
+
+    def checkpoints(self, unit_id: str | None = None) -> list[sqlite3.Row]:
+        if unit_id is None:
+            return self.conn.execute("SELECT * FROM checkpoints ORDER BY unit_id, frames").fetchall()
+        return self.conn.execute("SELECT * FROM checkpoints WHERE unit_id = ? ORDER BY frames", (unit_id,)).fetchall()
+
+    def episodes(self, phase: str | None = None, task: str | None = None) -> Iterator[dict[str, Any]]:
+        """Episodes in recording order, extras flattened into the dict."""
+        sql, args = "SELECT * FROM episodes", []
+        where = []
+        if phase is not None:
+            where.append("phase = ?")
+            args.append(phase)
+        if task is not None:
+            where.append("task = ?")
+            args.append(task)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id"
+        for row in self.conn.execute(sql, args):
+            d = dict(row)
+            d["extras"] = json.loads(d["extras"])
+            d["events"] = json.loads(d["events"])
+            yield d
+
+    def count_episodes(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]

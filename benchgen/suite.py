@@ -1,0 +1,188 @@
+"""What a suite is: tasks, protocol parameters, splits, and the environment contract.
+
+A plugin contributes :class:`Suite` objects through the ``benchgen_suites`` hook.
+
+The environment contract (``Suite.make_env``):
+
+* a ``gymnasium.vector.VectorEnv`` of ``len(tasks)`` sub-environments, sub-environment ``i``
+  playing ``tasks[i]`` (a single-task run passes the same task N times; a joint run passes
+  several), pixel observations (uint8) and a ``Discrete`` single action space;
+* autoreset mode ``SAME_STEP``: when a sub-environment's episode ends, the returned observation
+  is already the first of the next episode, and ``info["final_obs"]`` holds the last one;
+* it implements :meth:`SuiteVectorEnv.pop_episode_ends`: after every ``step`` the recorder
+  collects one :class:`EpisodeEnd` per finished episode with the protocol's facts (raw score,
+  length in emulator frames, end reason, suite-specific extras such as Atari's 5- and 30-minute
+  scores, and events such as a score rollover);
+* agents never see what the protocol forbids (lives, RAM): such keys are not in ``info``;
+* ``reset(seed=...)`` seeds every sub-environment explicitly, so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium as gym
+import yaml
+
+from benchgen.errors import UsageError
+
+
+@dataclass
+class EpisodeEnd:
+    """The facts a suite records about one finished episode."""
+
+    env_index: int
+    """Which sub-environment of the vector env finished."""
+    task: str
+    """The task that sub-environment was playing."""
+    score: float
+    """Raw game score (never clipped or normalized); ``inf`` for infinite gameplay."""
+    length_frames: int
+    """Episode length in emulator frames, skipped frames included."""
+    end_reason: str
+    """Why it ended, in the suite's words (Atari: game_over, stuck, max_length)."""
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Suite-specific per-episode values, named in ``Suite.episode_fields``."""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """Notable events during the episode (e.g. a corrected score rollover)."""
+
+
+class SuiteVectorEnv(gym.vector.VectorEnv):
+    """Base for suite environments; see the module docstring for the contract."""
+
+    #: emulator frames per agent step (4 for both first-party suites)
+    frames_per_step: int = 4
+    #: the task each sub-environment plays
+    tasks: Sequence[str] = ()
+
+    @abc.abstractmethod
+    def pop_episode_ends(self) -> list[EpisodeEnd]:
+        """Return (and forget) the episodes that finished since the last call."""
+
+
+@dataclass(frozen=True)
+class Split:
+    """A named set of tasks of one suite, divided into train and test tasks."""
+
+    suite: str
+    name: str
+    train: tuple[str, ...]
+    test: tuple[str, ...] = ()
+    description: str = ""
+    source: str = ""
+    """Where the split was read from (a file path), for run metadata."""
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """Train then test tasks, each once: what a from-scratch run over the split plays."""
+        seen: dict[str, None] = {}
+        for t in (*self.train, *self.test):
+            seen.setdefault(t, None)
+        return tuple(seen)
+
+
+def load_split_yaml(path: str | Path, suite: str | None = None) -> Split:
+    """Read a split file: ``{suite, name, description, train: [...], test: [...]}``.
+
+    A file with ``tasks: [...]`` instead of train/test is a split whose tasks are all train tasks.
+    """
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"split file {path} does not exist; pass a split name or an existing YAML file")
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0]
+        raise UsageError(f"split file {path} is not valid YAML ({first}); fix it and retry")
+    if not isinstance(data, dict):
+        raise UsageError(f"split file {path} must be a mapping with 'train' and 'test' lists")
+    allowed = {"suite", "name", "description", "train", "test", "tasks", "source"}
+    unknown = set(data) - allowed
+    if unknown:
+        raise UsageError(f"split file {path} has unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    train = data.get("train", data.get("tasks"))
+    test = data.get("test") or []
+    if not isinstance(train, list) or not train or not isinstance(test, list):
+        raise UsageError(f"split file {path} needs a non-empty 'train' (or 'tasks') list and an optional 'test' list")
+    file_suite = data.get("suite")
+    if suite and file_suite and file_suite != suite:
+        raise UsageError(f"split file {path} is for suite '{file_suite}', not '{suite}'")
+    overlap = set(train) & set(test)
+    if overlap:
+        raise UsageError(f"split file {path} lists {sorted(overlap)} in both train and test; a split must be disjoint")
+    return Split(
+        suite=file_suite or suite or "",
+        name=str(data.get("name") or path.stem),
+        train=tuple(str(t) for t in train),
+        test=tuple(str(t) for t in test),
+        description=str(data.get("description", "")),
+        source=str(path),
+    )
+
+
+class Suite(abc.ABC):
+    """A benchmark suite. Subclass it in a plugin and return instances from ``benchgen_suites``."""
+
+    #: unique suite name, used on the command line
+    name: str = ""
+    #: one-line description for ``benchgen list``
+    description: str = ""
+    #: version of the suite's protocol; part of the protocol parameters
+    version: str = "1"
+    #: what budgets count: "frames" (emulator frames) or "timesteps" (agent steps)
+    budget_unit: str = "frames"
+    #: emulator frames per agent step
+    frames_per_step: int = 4
+    #: default training budget per task, in ``budget_unit``
+    default_budget: int = 1
+    #: default reporting checkpoints, in ``budget_unit``
+    default_checkpoints: tuple[int, ...] = ()
+    #: default parallel environments per run
+    default_num_envs: int = 1
+    #: names of suite-specific per-episode values (``EpisodeEnd.extras`` keys), exported as columns
+    episode_fields: tuple[str, ...] = ()
+    #: end reasons this suite records
+    end_reasons: tuple[str, ...] = ()
+    #: how the per-task score of a run is computed, in words (shown in reports)
+    task_score_rule: str = "mean raw score of the last 100 episodes"
+    #: split used when neither --tasks nor --split is given
+    default_split: str | None = None
+
+    @abc.abstractmethod
+    def tasks(self) -> list[str]:
+        """All task names of the suite."""
+
+    @abc.abstractmethod
+    def protocol(self) -> dict[str, Any]:
+        """The protocol parameters: every value that must match for two runs to be compared."""
+
+    @abc.abstractmethod
+    def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SuiteVectorEnv:
+        """Build the vector env (see the module docstring). ``mode`` is "train" or "eval"; the
+        protocol is the same in both, the mode is only recorded."""
+
+    def check_task_available(self, task: str) -> None:
+        """Raise ``UsageError`` (one line, saying how to fix it) if ``task`` cannot run here."""
+
+    def task_available(self, task: str) -> bool:
+        """Whether ``task`` can run on this machine (``benchgen list`` shows it)."""
+        try:
+            self.check_task_available(task)
+        except UsageError:
+            return False
+        return True
+
+    def agent_wrappers(self, env: gym.vector.VectorEnv, agent: str) -> gym.vector.VectorEnv:
+        """Wrap ``env`` with the suite's agent-side helpers (action discretizer, reward shaping,
+        frame warping) for agent ``agent``. They sit above the recorder, so they never touch a
+        recorded score. Default: none."""
+        return env
+
+    def action_semantics(self) -> dict[str, int] | None:
+        """Indices (in the agent-visible action space) of the 'right', 'left', 'jump',
+        'right_jump', 'left_jump' and 'noop' actions, for agents such as JERK; None if the suite
+        cannot name them."""
+        return None
