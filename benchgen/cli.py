@@ -104,7 +104,38 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="markdown + JSON + plots of a run")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--baseline", help="normalization baseline (default: the suite's)")
+    p.add_argument("--force", action="store_true", help="a folder of runs: compare them even if their protocols differ")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", help="compare agents, seeds and reference agents across runs, with rliable statistics")
+    p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR_OR_ROOT", help="run directories or folders holding runs")
+    p.add_argument("--out", "-o", type=Path, help="output folder (default ROOT/compare for one folder of runs, else ./compare)")
+    p.add_argument("--baseline", help="raw, a baseline or reference agent (NAME or NAME@10M, SABER eq. 2), or a task,score CSV "
+                   "(default: the suite's, raw if it has none)")
+    p.add_argument("--reference", dest="references", action="append", default=[], metavar="NAME=CSV",
+                   help="add a reference agent's per-task scores (task,score or task,frames_10M,...); repeatable")
+    p.add_argument("--no-references", action="store_true", help="leave out the suite's published reference agents")
+    p.add_argument("--phase", default="auto", choices=["auto", "train", "finetune", "zeroshot", "joint"],
+                   help="phase to compare (auto: finetune, else train, else zeroshot)")
+    p.add_argument("--at", type=_count, help="compare per-task scores at this checkpoint (in the budget unit) instead of the end")
+    p.add_argument("--view", default="score", help="time view of the aggregates (score = final; Atari: score_5min, score_30min)")
+    p.add_argument("--reps", type=int, default=2000, help="bootstrap replications (default 2000)")
+    p.add_argument("--ci", type=float, default=0.95, help="confidence interval size (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (intervals are reproducible)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the per-task Welch tests")
+    p.add_argument("--pair", dest="pairs", action="append", metavar="X:Y",
+                   help="agents to compare pairwise (default: every pair); repeatable")
+    p.add_argument("--curve-points", type=int, default=20, help="frame counts on the learning-curve grid")
+    p.add_argument("--force", action="store_true", help="compare runs whose protocols differ (outputs are labelled FORCED)")
+    p.add_argument("--no-html", action="store_true", help="no HTML page")
+    p.add_argument("--no-plots", action="store_true", help="no PNG plots (implies a page without plots)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of a summary")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("new-plugin", help="write a working third-party plugin package (suite, split, tests)")
+    p.add_argument("name", help="plugin and suite name (lowercase, e.g. mysuite)")
+    p.add_argument("--dir", type=Path, help="directory to create (default ./benchgen-NAME)")
+    p.set_defaults(func=cmd_new_plugin)
 
     if registry is not None:
         registry.pm.hook.benchgen_add_commands(subparsers=sub)
@@ -205,6 +236,7 @@ def cmd_run(args) -> int:
     reg = args.registry
     run, agent_over = _run_config(args, reg)
     resolved = resolve(reg, run, agent_over)
+    _preflight(resolved.run)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = create_run_dir(reg, resolved, out)
     print(f"run directory: {run_dir}", file=sys.stderr)
@@ -218,11 +250,22 @@ def cmd_resume(args) -> int:
     resolved = resolve_from_meta(args.registry, meta)
     if args.no_progress:
         resolved.run.progress = False
+    _preflight(resolved.run)
     return _execute(args.run_dir, resolved)
 
 
+def _preflight(run) -> None:
+    """Checks that must pass before anything is written: executor reachable, resources exist."""
+    if run.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if run.executor == "ray":
+        from benchgen.distributed import connect
+
+        connect(run.ray_address, run.cpus_per_unit, run.gpus_per_unit)
+
+
 def _execute(run_dir: Path, resolved) -> int:
-    from benchgen.executor import run_units
+    from benchgen.executor import retries_summary, run_units
     from benchgen.progress import RunProgress
     from benchgen.report import write_report
     from benchgen.runner import StopRequested
@@ -236,6 +279,9 @@ def _execute(run_dir: Path, resolved) -> int:
         return 130
     summary = write_report(run_dir)
     print(summary)
+    retries = retries_summary(run_dir)
+    if retries:
+        print(f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)")
     return 0
 
 
@@ -268,10 +314,59 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_new_plugin(args) -> int:
+    from benchgen.newplugin import create_plugin, names
+
+    target, _files = create_plugin(args.name, args.dir)
+    n = names(args.name)
+    print(f"wrote plugin {n['dist']} (module {n['module']}, suite {n['name']}) in {target}")
+    print("next:")
+    print(f"  pip install -e {target}")
+    print(f"  pytest {target / 'tests'}")
+    print(f"  benchgen plugins && benchgen run {n['name']} random --timesteps 2000")
+    print("then replace the scripted corridor by your environment (see docs/plugin_authors.md)")
+    return 0
+
+
 def cmd_report(args) -> int:
     from benchgen.report import write_report
+    from benchgen.runner import RUN_FILE
 
+    if args.run_dir.is_dir() and not (args.run_dir / RUN_FILE).exists():
+        # a results root: compare the runs under it
+        args = argparse.Namespace(**{**vars(CMD_COMPARE_DEFAULTS), "paths": [args.run_dir], "baseline": args.baseline,
+                                     "force": args.force, "registry": args.registry})
+        return cmd_compare(args)
     print(write_report(args.run_dir, baseline=args.baseline))
+    return 0
+
+
+CMD_COMPARE_DEFAULTS = argparse.Namespace(
+    out=None, references=[], no_references=False, phase="auto", at=None, view="score", reps=2000, ci=0.95, seed=0,
+    alpha=0.05, pairs=None, curve_points=20, force=False, no_html=False, no_plots=False, json=False)
+
+
+def cmd_compare(args) -> int:
+    from benchgen.compare import build_comparison, write_comparison
+    from benchgen.compare.render import summary, to_json
+
+    pairs = None
+    if args.pairs:
+        pairs = []
+        for text in args.pairs:
+            x, sep, y = text.partition(":")
+            if not sep or not x or not y:
+                raise UsageError(f"--pair {text}: give two agent labels as X:Y")
+            pairs.append((x, y))
+    result = build_comparison(
+        args.paths, args.registry, baseline=args.baseline, references=args.references, phase=args.phase, at=args.at,
+        view=args.view, reps=args.reps, ci=args.ci, seed=args.seed, force=args.force, alpha=args.alpha, pairs=pairs,
+        curve_points=args.curve_points, show_references=not args.no_references)
+    out = args.out
+    if out is None:
+        out = args.paths[0] / "compare" if len(args.paths) == 1 and not (args.paths[0] / "run.json").exists() else Path("compare")
+    write_comparison(result, out, plots=not args.no_plots, html=not args.no_html)
+    print(to_json(result) if args.json else summary(result, out))
     return 0
 
 
@@ -279,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         registry = None
-        if argv[:1] != ["plugins"]:
+        if argv[:1] not in (["plugins"], ["new-plugin"]):  # these work even with a broken plugin installed
             from benchgen.registry import get_registry
 
             registry = get_registry()

@@ -19,8 +19,8 @@ class PluginError(UsageError):
 def did_you_mean(kind: str, name: str, choices: Iterable[str], hint: str = "") -> UsageError:
     """Build the standard 'unknown X' error with a difflib suggestion.
 
-    >>> str(did_you_mean("suite", "atari_sabre", ["atari_saber", "sonic"]))
-    "unknown suite 'atari_sabre'; did you mean 'atari_saber'? (known: atari_saber, sonic)"
+    >>> str(did_you_mean("suite", "pong_sute", ["pong_suite", "maze"]))
+    "unknown suite 'pong_sute'; did you mean 'pong_suite'? (known: maze, pong_suite)"
     """
     choices = sorted(set(choices))
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.5)

@@ -246,6 +246,10 @@ class UnitContext(TrainingContext):
 
 def _save_points(r: ResolvedRun, unit: Unit) -> list[int]:
     """Frame counts at which the unit saves a resumable checkpoint."""
+    if not unit.learn:
+        # An evaluation unit's agent never changes: its final save is enough (a resumed one
+        # restarts from its init checkpoint), not a copy of the model every budget / 20.
+        return []
     fps = r.suite.frames_per_step
     total = unit.budget_frames
     every = to_frames(r.suite, r.run.checkpoint_every) if r.run.checkpoint_every else max(fps, total // 20)
@@ -257,7 +261,16 @@ def _save_points(r: ResolvedRun, unit: Unit) -> list[int]:
 
 
 def build_agent(r: ResolvedRun, env) -> Agent:
-    return r.spec.factory(r.agent_config, env.single_observation_space, env.single_action_space)
+    """``factory(config, observation_space, action_space)``, plus ``suite=`` for factories that
+    accept it (agents such as JERK that need ``Suite.action_semantics()``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(r.spec.factory).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        params = {}
+    kwargs = {"suite": r.suite} if "suite" in params else {}
+    return r.spec.factory(r.agent_config, env.single_observation_space, env.single_action_space, **kwargs)
 
 
 def write_checkpoint(agent: Agent, r: ResolvedRun, store: ResultsStore, unit: Unit, unit_dir: Path, frames: int) -> Path:
@@ -290,9 +303,14 @@ class StopRequested(Exception):
     """Raised after a SIGINT/SIGTERM once the unit's state was saved."""
 
 
-def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None) -> Unit:
-    """Run (or continue) one unit to its budget. Returns the unit as stored afterwards."""
-    store = ResultsStore(run_dir)
+def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, store=None) -> Unit:
+    """Run (or continue) one unit to its budget. Returns the unit as stored afterwards.
+
+    ``store`` is the run's :class:`ResultsStore` by default; a remote worker passes an object
+    with the same methods that streams its writes to the driver (see ``benchgen.distributed``).
+    """
+    own_store = store is None
+    store = store if store is not None else ResultsStore(run_dir)
     try:
         unit = store.unit(unit_id)
         if unit.status == "done":
@@ -321,6 +339,8 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None) -> 
         ctx = UnitContext(recorder, unit, unit_dir, _save_points(r, unit), saver, writer)
         task_done.bind(recorder, ctx)
         ctx.progress = progress
+        if progress is not None:
+            progress.tick(recorder, force=True)
         previous = _install_stop_handler(recorder)
         try:
             if unit.learn:
@@ -339,7 +359,8 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None) -> 
         store.update_unit(unit.unit_id, status="done", finished_at=time.time())
         return store.unit(unit.unit_id)
     finally:
-        store.close()
+        if own_store:
+            store.close()
 
 
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:

@@ -82,7 +82,7 @@ class ReferenceScores:
     """Per-task scores of a named baseline (an agent, humans, a world record)."""
 
     name: str
-    """Short name used with ``--baseline`` (e.g. ``world_record``, ``rainbow_iqn_saber``)."""
+    """Short name used with ``--baseline`` (e.g. ``world_record``, ``human``, a reference agent)."""
     scores: dict[str, float]
     """task -> raw score (at ``checkpoint`` if the table has several)."""
     description: str = ""

@@ -1,0 +1,7 @@
+"""``python -m benchgen`` = the ``benchgen`` command."""
+
+import sys
+
+from benchgen.cli import main
+
+sys.exit(main())

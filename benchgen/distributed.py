@@ -1,0 +1,218 @@
+"""Sweeps on a Ray cluster (``benchgen run ... --executor ray [--address ADDR]``).
+
+Ray is an optional extra (``pip install 'benchgen[ray]'``); only this module imports it.
+
+The driver (the ``benchgen`` process) owns the run's results store, the single source of truth.
+Each unit runs as a Ray task on whatever node has the resources it asks for
+(``cpus_per_unit``, ``gpus_per_unit``); the task streams its episode records, frame counter and
+checkpoint rows back through a Ray queue, and the driver commits them. Checkpoint files are
+written under the run directory, which must therefore be on storage every node can reach (a
+shared filesystem on a cluster; trivially true on one machine).
+
+A task whose worker dies is retried from the unit's last committed checkpoint, with the unit's
+committed frame counter and episode numbers, so no episode is lost or recorded twice.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchgen.errors import UsageError
+from benchgen.executor import _count_retry, ready_units
+from benchgen.runner import ResolvedRun, execute_unit, load_meta, resolve_from_meta
+from benchgen.store import ResultsStore, Unit
+
+PID_FILE = "worker.pid"
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("Ray is not installed; install it with `pip install 'benchgen[ray]'` or use --executor local")
+    return ray
+
+
+def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> None:
+    """Start or join Ray and check that some node can run a unit; one-line errors otherwise."""
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    env_vars = {k: os.environ[k] for k in ("BENCHGEN_PLUGINS", "PYTHONPATH", "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD")
+                if k in os.environ}
+    if address not in (None, "auto", "local"):
+        _check_reachable(address)
+    kwargs: dict[str, Any] = {}
+    if address is None:
+        kwargs["_node_ip_address"] = "127.0.0.1"  # a local instance stays on loopback
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=True, logging_level="ERROR",
+                 configure_logging=True, runtime_env={"env_vars": env_vars} if env_vars else None, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"cannot reach a Ray cluster at '{address}' ({first}); start one with `ray start --head` "
+                         "or omit --address for a local instance")
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    fits = [n for n in nodes if n["Resources"].get("CPU", 0) >= cpus_per_unit
+            and n["Resources"].get("GPU", 0) >= gpus_per_unit]
+    if not fits:
+        have = ", ".join(f"{n['Resources'].get('CPU', 0):g} CPU/{n['Resources'].get('GPU', 0):g} GPU" for n in nodes)
+        ray.shutdown()
+        raise UsageError(f"no Ray node can give a unit {cpus_per_unit:g} CPU and {gpus_per_unit:g} GPU (nodes: {have}); "
+                         "lower cpus_per_unit/gpus_per_unit or add nodes")
+
+
+def _check_reachable(address: str, timeout: float = 3.0) -> None:
+    """Ray retries an unreachable GCS for minutes; a plain TCP connect answers at once."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"Ray address '{address}' is not HOST:PORT (or 'auto' for a running cluster)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise UsageError(f"cannot reach a Ray cluster at '{address}' ({exc.strerror or exc}); start it with "
+                         "`ray start --head` on that node, or omit --address for a local instance")
+
+
+class StreamingStore:
+    """What a remote unit writes instead of the SQLite store: the same methods that
+    ``execute_unit`` and the recorder call, forwarded to the driver through a Ray queue."""
+
+    #: seconds between sends of finished episodes (one queue call per batch, not per episode)
+    flush_interval = 0.5
+
+    def __init__(self, unit: Unit, next_episodes: dict[str, int], queue):
+        self._unit = unit
+        self._next = dict(next_episodes)
+        self._queue = queue
+        self._pending: list[dict] = []
+        self._last_flush = time.monotonic()
+
+    def _send(self, *message: Any) -> None:
+        self._flush()
+        self._queue.put(message)  # blocks until the queue actor holds it
+
+    def _flush(self) -> None:
+        # Episodes are committed in batches together with the frame counter at the batch's last
+        # episode, so a worker that dies between two flushes resumes from a consistent point.
+        if self._pending:
+            self._queue.put(("episodes", self._unit.unit_id, self._pending, self._pending[-1]["frames_total"]))
+            self._pending = []
+        self._last_flush = time.monotonic()
+
+    def unit(self, unit_id: str) -> Unit:
+        return self._unit
+
+    def next_episode_numbers(self, unit_id: str) -> dict[str, int]:
+        return dict(self._next)
+
+    def update_unit(self, unit_id: str, **fields: Any) -> None:
+        for key, value in fields.items():
+            if hasattr(self._unit, key):
+                setattr(self._unit, key, value)
+        self._send("update", unit_id, fields)
+
+    def record_episodes(self, unit: Unit, records: list[dict], frames_done: int) -> None:
+        self._unit.frames_done = frames_done
+        self._pending.extend(records)
+        if time.monotonic() - self._last_flush >= self.flush_interval:
+            self._flush()
+
+    def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
+        self._unit.last_checkpoint, self._unit.last_checkpoint_frames = path, frames
+        self._send("checkpoint", unit_id, frames, path)
+
+    def close(self) -> None:
+        self._flush()
+
+
+def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue) -> str:
+    """A Ray task: run one unit, streaming its records to the driver."""
+    from benchgen.registry import get_registry
+
+    unit_dir = Path(run_dir) / "units" / unit.unit_id
+    unit_dir.mkdir(parents=True, exist_ok=True)
+    (unit_dir / PID_FILE).write_text(str(os.getpid()))
+    r = resolve_from_meta(get_registry(), load_meta(Path(run_dir)))
+    store = StreamingStore(unit, next_episodes, queue)
+    try:
+        execute_unit(Path(run_dir), r, unit.unit_id, store=store)
+    finally:
+        store.close()  # finished episodes reach the driver even if the unit raised
+    return unit.unit_id
+
+
+def _commit(store: ResultsStore, message: tuple, progress, counts: dict[str, int]) -> None:
+    kind, unit_id = message[0], message[1]
+    if kind == "episodes":
+        records, frames_done = message[2], message[3]
+        store.record_episodes(store.unit(unit_id), records, frames_done)
+        counts[unit_id] = counts.get(unit_id, 0) + len(records)
+        if progress is not None:
+            scores = [r["score"] for r in records]
+            progress.update_unit(unit_id, frames_done, counts[unit_id], sum(scores) / len(scores))
+    elif kind == "checkpoint":
+        store.record_checkpoint(unit_id, message[2], message[3])
+    elif kind == "update":
+        store.update_unit(unit_id, **message[2])
+
+
+def _drain(queue, store, progress, counts) -> None:
+    while not queue.empty():
+        _commit(store, queue.get(), progress, counts)
+
+
+def run_ray(run_dir: Path, r: ResolvedRun, progress) -> None:
+    """Run every unfinished unit as a Ray task; commit what they stream; retry dead workers."""
+    ray = _ray()
+    from ray.util.queue import Queue
+
+    connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
+    remote = ray.remote(max_retries=0)(_remote_unit)
+    queue = Queue()
+    store = ResultsStore(run_dir)
+    futures: dict[Any, str] = {}
+    counts: dict[str, int] = {}
+    try:
+        while True:
+            if futures:
+                done, _ = ray.wait(list(futures), num_returns=1, timeout=0.2)
+            else:
+                done = []
+            _drain(queue, store, progress, counts)
+            for ref in done:
+                unit_id = futures.pop(ref)
+                if progress is not None:
+                    progress.finish_unit(unit_id)
+                try:
+                    ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    _drain(queue, store, progress, counts)
+                    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+                    why = f"{type(exc).__name__}: {lines[-1] if lines else ''}"
+                    _count_retry(store, store.unit(unit_id), r.run.max_retries, why)
+            busy = set(futures.values())
+            ready = [u for u in ready_units(store) if u.unit_id not in busy]
+            if not ready and not futures:
+                return
+            for unit in ready:
+                options = {"num_cpus": r.run.cpus_per_unit, "num_gpus": r.run.gpus_per_unit}
+                ref = remote.options(**options).remote(
+                    str(run_dir), unit, store.next_episode_numbers(unit.unit_id), queue)
+                futures[ref] = unit.unit_id
+                if progress is not None:
+                    progress.start_unit(unit.unit_id, unit.label, unit.budget_frames, unit.frames_done)
+    except KeyboardInterrupt:
+        for ref in futures:
+            ray.cancel(ref, force=True)
+        raise
+    finally:
+        store.close()
+        ray.shutdown()  # disconnects from a cluster; stops a local instance
+        sys.stdout.flush()

@@ -1,0 +1,39 @@
+"""Shared fixtures: the toy suite plugin, CLI runner in a subprocess, clean registries."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cli_env(extra_plugins: str | None = "tests.plugins.toy_suite") -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    if extra_plugins:
+        env["BENCHGEN_PLUGINS"] = extra_plugins
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+def run_cli(*args: str, plugins: str | None = "tests.plugins.toy_suite", cwd=None, timeout=600, **kw) -> subprocess.CompletedProcess:
+    """Run ``python -m benchgen ARGS`` and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchgen", *map(str, args)],
+        capture_output=True, text=True, env=cli_env(plugins), cwd=cwd or REPO, timeout=timeout, **kw,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry(monkeypatch):
+    from benchgen import registry
+
+    registry.reset_registry()
+    monkeypatch.setenv("BENCHGEN_PLUGINS", "tests.plugins.toy_suite")
+    yield
+    registry.reset_registry()

@@ -1,0 +1,131 @@
+"""Runs end to end on the toy suite; resume after a real kill -9 loses and duplicates nothing."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import REPO, cli_env, run_cli
+
+
+def _episodes(run_dir: Path) -> list[dict]:
+    conn = sqlite3.connect(run_dir / "results.sqlite")
+    conn.row_factory = sqlite3.Row
+    rows = [dict(r) for r in conn.execute("SELECT * FROM episodes ORDER BY id")]
+    conn.close()
+    return rows
+
+
+def _check_log(rows: list[dict]) -> None:
+    by_key: dict[tuple, list[dict]] = {}
+    for r in rows:
+        by_key.setdefault((r["unit_id"], r["task"]), []).append(r)
+    for key, eps in by_key.items():
+        numbers = [e["episode"] for e in eps]
+        assert numbers == list(range(len(eps))), f"gaps or duplicates in {key}"
+        frames = [e["frames_total"] for e in eps]
+        assert frames == sorted(frames), f"frame counter went backwards in {key}"
+
+
+def test_run_records_config_versions_and_exports(tmp_path):
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--split", "pair", "--seeds", "0,1", "--frames", "2000",
+                   "--set", "seed_offset=5", "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["agent_config"] == {"seed_offset": 5}
+    assert meta["tasks"] == ["count-20", "count-50", "count-80"]
+    assert meta["checkpoints"] == [500, 2000]  # the protocol's 1000/4000 scaled to 2000
+    assert any(p["name"] == "tests.plugins.toy_suite" for p in meta["plugins"])
+    assert "gymnasium" in meta["versions"]
+    rows = _episodes(out)
+    _check_log(rows)
+    assert {r["seed"] for r in rows} == {0, 1}
+    assert (out / "report" / "report.md").is_file() and (out / "report" / "learning_curves.png").is_file()
+    assert any(p.name.startswith("events") for p in (out / "tb").rglob("*"))
+    assert run_cli("export", out).returncode == 0
+    with open(out / "episodes.csv") as handle:
+        exported = list(csv.DictReader(handle))
+    assert len(exported) == len(rows)
+    for col in ("task", "seed", "episode", "frames_total", "length_frames", "score", "score_half", "end_reason"):
+        assert col in exported[0]
+    assert {r["end_reason"] for r in exported} <= {"game_over", "time_limit"}
+    assert run_cli("export", out, "--format", "parquet").returncode == 0
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out / "episodes.parquet").num_rows == len(rows)
+    # every unit has checkpoints on disk with the resolved config next to them
+    ckpts = list((out / "units").rglob("checkpoint.json"))
+    assert ckpts and json.loads(ckpts[0].read_text())["agent_config"] == {"seed_offset": 5}
+
+
+def test_resume_after_kill_minus_9(tmp_path):
+    out = tmp_path / "run"
+    budget = 3_000_000
+    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-50", "--frames", str(budget),
+           "--out", str(out), "--no-progress", "--set", "checkpoint_every=400000"]
+    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        time.sleep(0.2)
+        try:
+            if len(_episodes(out)) > 2000:
+                break
+        except sqlite3.Error:
+            continue
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed = _episodes(out)
+    assert killed, "the killed run recorded episodes"
+    conn = sqlite3.connect(out / "results.sqlite")
+    status, frames_done = conn.execute("SELECT status, frames_done FROM units").fetchone()
+    conn.close()
+    assert status == "running" and 0 < frames_done < budget
+    assert frames_done == killed[-1]["frames_total"]
+
+    resumed = run_cli("resume", out, "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    rows = _episodes(out)
+    assert rows[: len(killed)] == killed, "episodes recorded before the kill are kept unchanged"
+    _check_log(rows)
+    assert rows[len(killed)]["frames_total"] > killed[-1]["frames_total"]
+    conn = sqlite3.connect(out / "results.sqlite")
+    status, frames_done = conn.execute("SELECT status, frames_done FROM units").fetchone()
+    conn.close()
+    assert status == "done" and frames_done == budget
+
+    # the same run uninterrupted has the same structure
+    ref = tmp_path / "ref"
+    assert run_cli("run", "toy", "random", "--tasks", "count-50", "--frames", budget, "--out", ref,
+                   "--no-progress").returncode == 0
+    ref_rows = _episodes(ref)
+    assert ref_rows[0].keys() == rows[0].keys()
+    assert abs(len(ref_rows) - len(rows)) < 0.02 * len(ref_rows)
+
+
+def test_sigterm_saves_and_resume_completes(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20", "--frames", "4000000",
+           "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (out / "results.sqlite").exists():
+        time.sleep(0.1)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "benchgen resume" in err
+    conn = sqlite3.connect(out / "results.sqlite")
+    frames_done, last_ckpt = conn.execute("SELECT frames_done, last_checkpoint_frames FROM units").fetchone()
+    conn.close()
+    assert last_ckpt == frames_done, "a stop saves a checkpoint at the exact frame count"
+    assert run_cli("resume", out, "--no-progress").returncode == 0
+    _check_log(_episodes(out))
