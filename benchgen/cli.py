@@ -268,8 +268,9 @@ def _execute(run_dir: Path, resolved) -> int:
     from benchgen.executor import retries_summary, run_units
     from benchgen.progress import RunProgress
     from benchgen.report import write_report
-    from benchgen.runner import StopRequested
+    from benchgen.runner import StopRequested, install_stop_handler
 
+    install_stop_handler()
     try:
         with RunProgress(enabled=resolved.run.progress) as progress:
             run_units(run_dir, resolved, progress)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from benchgen.errors import UsageError
-from benchgen.runner import ResolvedRun, StopRequested, execute_unit, load_meta, resolve_from_meta
+from benchgen.runner import ResolvedRun, StopRequested, execute_unit, install_stop_handler, load_meta, resolve_from_meta
 from benchgen.store import ResultsStore, Unit
 
 DEPENDENT_PHASES = ("zeroshot", "finetune")
@@ -84,6 +84,7 @@ def _unit_process(run_dir: str, unit_id: str) -> None:
     unit_dir.mkdir(parents=True, exist_ok=True)
     (unit_dir / "worker.pid").write_text(str(os.getpid()))
     r = resolve_from_meta(get_registry(), load_meta(Path(run_dir)))
+    install_stop_handler()
     try:
         execute_unit(Path(run_dir), r, unit_id)
     except StopRequested:

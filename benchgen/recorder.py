@@ -42,7 +42,6 @@ class EpisodeRecorder(gym.vector.VectorWrapper):
         self._on_episodes = on_episodes
         self.recent_scores: deque[float] = deque(maxlen=100)
         self.episodes_recorded = sum(self._next_episode.values())
-        self.stop_requested = False
 
     @property
     def steps_done(self) -> int:

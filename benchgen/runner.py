@@ -229,7 +229,7 @@ class UnitContext(TrainingContext):
 
     @property
     def finished(self) -> bool:
-        return self.recorder.stop_requested or self.steps_done >= self.budget_steps
+        return STOP.requested or self.steps_done >= self.budget_steps
 
     def maybe_checkpoint(self) -> None:
         if self.progress is not None:
@@ -341,19 +341,17 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, sto
         ctx.progress = progress
         if progress is not None:
             progress.tick(recorder, force=True)
-        previous = _install_stop_handler(recorder)
         try:
             if unit.learn:
                 agent.learn(env, ctx)
             else:
                 evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
         finally:
-            _restore_stop_handler(previous)
             env.close()
             if writer is not None:
                 writer.close()
         saver()
-        if recorder.stop_requested:
+        if STOP.requested:
             store.update_unit(unit.unit_id, status="running")
             raise StopRequested(unit.unit_id)
         store.update_unit(unit.unit_id, status="done", finished_at=time.time())
@@ -404,19 +402,23 @@ def _tensorboard(run_dir: Path, unit: Unit):
     return SummaryWriter(log_dir=str(run_dir / "tb" / unit.unit_id))
 
 
-def _install_stop_handler(recorder: EpisodeRecorder):
-    def handler(signum, frame):
-        recorder.stop_requested = True
+class _StopFlag:
+    """Set by SIGINT/SIGTERM: the running unit saves a checkpoint and the run exits resumable."""
 
-    previous = {}
+    requested = False
+
+
+STOP = _StopFlag()
+
+
+def install_stop_handler() -> None:
+    """Turn SIGINT/SIGTERM into a clean stop (call once, early, in the main thread)."""
+
+    def handler(signum, frame):
+        STOP.requested = True
+
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, handler)
+            signal.signal(sig, handler)
     except ValueError:  # not the main thread (Ray workers, threads): no handler
         pass
-    return previous
-
-
-def _restore_stop_handler(previous) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)

@@ -110,8 +110,9 @@ class ResultsStore:
         else:
             self.conn = sqlite3.connect(self.path, timeout=30)
             self.conn.execute("PRAGMA journal_mode=WAL")
-            # FULL: a committed episode survives power loss, not only a killed process.
-            self.conn.execute("PRAGMA synchronous=FULL")
+            # NORMAL in WAL mode: a committed episode survives a killed process (kill -9); only an
+            # OS crash or power loss can drop the last commits. FULL would fsync every episode.
+            self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.executescript(SCHEMA)
         self.conn.row_factory = sqlite3.Row
 

@@ -48,7 +48,8 @@ def _units(out: Path):
 def test_killed_worker_is_retried_without_loss_or_duplicates(tmp_path, executor):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20,count-50",
-           "--frames", "3000000", "--out", str(out), "--no-progress", "--set", "checkpoint_every=200000", *executor]
+           "--frames", "1200000", "--out", str(out), "--no-progress", "--num-envs", "8",
+           "--set", "checkpoint_every=100000", *executor]
     result = _kill_one_worker_midway(out, cmd)
     assert result.returncode == 0, result.stderr
     assert "1 unit retry" in result.stdout

@@ -1,0 +1,300 @@
+"""Gathering runs for a comparison: discovery, the protocol check, per-(run, seed) task scores.
+
+Every (run directory, seed) pair is one row of an agent's (runs x tasks) score matrix. Runs
+of the same agent with the same agent config are pooled (seeds may be spread over several run
+directories); runs of one agent with different configs get labels that name what differs.
+Runs are comparable only when every protocol parameter matches: the suite's ``protocol()``
+values as the run recorded them (sticky actions, time caps, suite version, ...), plus the
+budget of the evaluated phase, the budget unit, frames per step and the per-task score rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchgen.compare.references import at_checkpoint
+from benchgen.errors import UsageError
+from benchgen.runner import RUN_FILE, load_meta
+from benchgen.scoring import ReferenceScores, Scorer
+from benchgen.store import DB_NAME, ResultsStore
+
+#: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
+#: learning phase (fine-tuning of a joint agent, or training from scratch), then zero-shot.
+PHASE_PREFERENCE = ("finetune", "train", "zeroshot", "joint")
+FORCED = "FORCED COMPARISON"
+
+
+def _is_run(path: Path) -> bool:
+    return (path / RUN_FILE).is_file() and (path / DB_NAME).is_file()
+
+
+def find_runs(paths: Iterable[str | Path]) -> list[Path]:
+    """Run directories named, or found (recursively) under the folders named, in order."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if _is_run(p):
+            found.append(p)
+            continue
+        if not p.is_dir():
+            raise UsageError(f"{p} is neither a run directory nor a folder of runs")
+        runs = sorted(q.parent for q in p.rglob(RUN_FILE) if _is_run(q.parent))
+        if not runs:
+            raise UsageError(f"no benchgen runs under {p} (a run directory holds {RUN_FILE} and {DB_NAME})")
+        found += runs
+    unique: dict[Path, Path] = {}
+    for p in found:
+        unique.setdefault(p.resolve(), p)
+    return list(unique.values())
+
+
+def to_frames(meta: dict, amount: int) -> int:
+    return amount if meta.get("budget_unit", "frames") == "frames" else amount * meta["frames_per_step"]
+
+
+@dataclass
+class Run:
+    """One run directory, read for one phase."""
+
+    path: Path
+    name: str
+    meta: dict
+    phase: str
+    budget: int
+    """Per-unit budget of the evaluated phase, in the suite's budget unit."""
+    complete: bool
+    views: list[str]
+    label: str = ""
+    series: dict[tuple[str, int], tuple[np.ndarray, dict[str, np.ndarray]]] = field(default_factory=dict)
+    """(task, seed) -> (frames_total of each episode, view -> raw score of each episode)."""
+
+    @property
+    def agent(self) -> str:
+        return self.meta["agent"]
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted({s for _, s in self.series})
+
+    def tasks(self, seed: int) -> set[str]:
+        return {t for t, s in self.series if s == seed}
+
+    def score(self, scorer: Scorer, task: str, seed: int, view: str, upto_frames: int | None = None) -> float:
+        """The suite's per-task score from the episodes finished by ``upto_frames`` (all if None)."""
+        if (task, seed) not in self.series:
+            return math.nan
+        frames, values = self.series[(task, seed)]
+        k = len(frames) if upto_frames is None else int(np.searchsorted(frames, upto_frames, side="right"))
+        return scorer.task_score(values[view][:k].tolist()) if k else math.nan
+
+
+def _views(meta: dict) -> list[str]:
+    """Time views, shortest first: Atari's 5 min and 30 min scores, then the final score."""
+    return [f for f in meta.get("episode_fields", []) if f.startswith("score_")] + ["score"]
+
+
+def load_run(path: Path, name: str, phase: str = "auto") -> Run | None:
+    """Read one run's episodes of one phase; None if it recorded no episode."""
+    meta = load_meta(path)
+    store = ResultsStore(path, readonly=True)
+    try:
+        present = {r[0] for r in store.conn.execute("SELECT DISTINCT phase FROM episodes")}
+        if not present:
+            return None
+        if phase == "auto":
+            phase = next(p for p in (*PHASE_PREFERENCE, *sorted(present)) if p in present)
+        elif phase not in present:
+            raise UsageError(f"run {name} has no '{phase}' episodes (it has: {', '.join(sorted(present))}); "
+                             "pick another --phase or leave it out")
+        units = store.units()
+        frames = max((u.budget_frames for u in units if u.phase == phase), default=0)
+        budget = frames if meta.get("budget_unit", "frames") == "frames" else frames // meta["frames_per_step"]
+        run = Run(path, name, meta, phase, budget, all(u.status == "done" for u in units), _views(meta))
+        raw: dict[tuple[str, int], tuple[list, dict[str, list]]] = {}
+        for ep in store.episodes(phase=phase):
+            key = (ep["task"], ep["seed"])
+            if key not in raw:
+                raw[key] = ([], {v: [] for v in run.views})
+            raw[key][0].append(ep["frames_total"])
+            for v in run.views:
+                raw[key][1][v].append(ep["score"] if v == "score" else ep["extras"].get(v, ep["score"]))
+    finally:
+        store.close()
+    for key, (f, vals) in raw.items():
+        order = np.argsort(np.asarray(f), kind="stable")
+        run.series[key] = (np.asarray(f, dtype=np.int64)[order],
+                           {v: np.asarray(x, dtype=float)[order] for v, x in vals.items()})
+    return run
+
+
+def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Run], list[str]]:
+    """Every run found under ``paths`` (see ``find_runs``), labelled; and notes for the report."""
+    dirs = find_runs(paths)
+    resolved = [d.resolve() for d in dirs]
+    root = Path(os.path.commonpath(resolved)) if len(dirs) > 1 else resolved[0].parent
+    runs, notes = [], []
+    for d, r in zip(dirs, resolved):
+        name = str(r.relative_to(root)) if r != root else r.name
+        run = load_run(d, name, phase)
+        if run is None:
+            notes.append(f"run {name} has no recorded episodes; left out")
+            continue
+        if not run.complete:
+            notes.append(f"run {name} is incomplete (some units did not finish): its scores are provisional")
+        runs.append(run)
+    if not runs:
+        raise UsageError("none of the runs has recorded episodes; nothing to compare")
+    suites = defaultdict(list)
+    for r in runs:
+        suites[r.meta["suite"]].append(r.name)
+    if len(suites) > 1:
+        raise UsageError("runs are of different suites (" + "; ".join(f"{s}: {', '.join(n[:3])}" for s, n in suites.items())
+                         + "); compare runs of one suite")
+    assign_labels(runs)
+    return runs, notes
+
+
+def assign_labels(runs: list[Run]) -> None:
+    """Label = agent name; runs of one agent with different configs add what differs."""
+    by_agent: dict[str, list[Run]] = defaultdict(list)
+    for r in runs:
+        by_agent[r.agent].append(r)
+    for agent, rs in by_agent.items():
+        configs = [r.meta.get("agent_config") or {} for r in rs]
+        keys = sorted({k for c in configs for k in c})
+        differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True, default=str) for c in configs}) > 1]
+        for r, c in zip(rs, configs):
+            r.label = agent if not differ else f"{agent}({', '.join(f'{k}={c.get(k)}' for k in differ)})"
+
+
+# -- the protocol check ------------------------------------------------------------------------
+def protocol_params(run: Run) -> dict[str, Any]:
+    """The values that must match for ``run`` to be compared with another run."""
+    meta = run.meta
+    params: dict[str, Any] = {str(k): v for k, v in (meta.get("protocol") or {}).items()}
+    for key in ("suite_version", "budget_unit", "frames_per_step", "task_score_rule"):
+        if key in meta:
+            params.setdefault(key, meta[key])
+    params["budget"] = run.budget
+    return params
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def protocol_differences(runs: list[Run]) -> dict[str, dict[str, list[str]]]:
+    """parameter -> shown value -> names of the runs with that value, for every parameter that differs."""
+    params = [protocol_params(r) for r in runs]
+    keys = list(dict.fromkeys(k for p in params for k in p))
+    out: dict[str, dict[str, list[str]]] = {}
+    for key in keys:
+        values: dict[str, list[str]] = {}
+        for run, p in zip(runs, params):
+            values.setdefault(_show(p[key]) if key in p else "(absent)", []).append(run.name)
+        if len(values) > 1:
+            out[key] = values
+    return out
+
+
+def describe_differences(diffs: dict[str, dict[str, list[str]]], max_names: int = 2) -> str:
+    """``sticky_prob (0.25 in a, b; 0.0 in c)`` for each differing parameter."""
+    parts = []
+    for key, values in diffs.items():
+        shown = []
+        for value, names in values.items():
+            more = f" +{len(names) - max_names} more" if len(names) > max_names else ""
+            shown.append(f"{value} in {', '.join(names[:max_names])}{more}")
+        parts.append(f"{key} ({'; '.join(shown)})")
+    return ", ".join(parts)
+
+
+def check_protocols(runs: list[Run], force: bool) -> tuple[dict, str | None]:
+    """Refuse runs whose protocols differ unless forced; return the differences and the label
+    every output of a forced comparison carries (None when the protocols match)."""
+    diffs = protocol_differences(runs)
+    if not diffs:
+        return diffs, None
+    if not force:
+        raise UsageError(f"runs differ in protocol parameters: {describe_differences(diffs)}; compare runs of one "
+                         f"protocol, or pass --force to compare them anyway (every output is then labelled {FORCED})")
+    return diffs, f"{FORCED}: protocols differ in {describe_differences(diffs)}"
+
+
+# -- normalization -----------------------------------------------------------------------------
+def resolve_baseline(scorer: Scorer, tables: dict[str, ReferenceScores], baseline: str | None) -> tuple[Scorer, str | None, list[str]]:
+    """A copy of the suite's scorer that also knows the reference ``tables`` (published agents,
+    user CSVs), and the baseline name to normalize against (None: raw scores).
+
+    ``baseline`` is None (the scorer's default, raw if the suite has none), ``raw``, a baseline or
+    reference-agent name, ``NAME@CHECKPOINT`` (a reference agent at one of its checkpoints, e.g.
+    ``rainbow_iqn@10M``: SABER eq. 2), or a CSV file with columns task,score.
+    """
+    ext = copy.copy(scorer)
+    ext.references = {**tables, **scorer.references}
+    if baseline == "raw":
+        return ext, None, ["scores are raw (--baseline raw)"]
+    if baseline is None:
+        if not scorer.random_scores:
+            return ext, None, ["the suite has no normalization baselines: scores are raw"]
+        try:
+            table = ext.reference(None)
+        except UsageError:
+            return ext, None, [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"]
+    elif "@" in baseline and not Path(baseline).exists():
+        name, _, label = baseline.partition("@")
+        table = at_checkpoint(ext.reference(name), label)
+    else:
+        table = ext.reference(baseline)
+    if not scorer.random_scores:
+        raise UsageError(f"suite has no random scores, so --baseline {baseline} cannot normalize; use --baseline raw")
+    ext.references[table.name] = table
+    return ext, table.name, []
+
+
+class Normalizer:
+    """Raw per-task scores -> the scorer's normalized scores (``(a - r) / |w - r|``), through
+    ``Scorer.score`` so a suite's own rules apply; tasks it cannot normalize come back NaN."""
+
+    def __init__(self, scorer: Scorer, baseline: str | None):
+        self.scorer = scorer
+        self.baseline = baseline
+
+    @property
+    def active(self) -> bool:
+        return self.baseline is not None
+
+    def row(self, raw: dict[str, float]) -> dict[str, float]:
+        if not self.active:
+            return dict(raw)
+        finite_or_inf = {t: v for t, v in raw.items() if not (isinstance(v, float) and math.isnan(v))}
+        return self.scorer.score(finite_or_inf, self.baseline)["per_task"]
+
+    def matrix(self, raw: np.ndarray, tasks: list[str]) -> np.ndarray:
+        """Normalize a (rows x tasks [x points]) array."""
+        if not self.active:
+            return raw.astype(float).copy()
+        flat = raw.reshape(raw.shape[0], raw.shape[1], -1)
+        out = np.full(flat.shape, np.nan)
+        for i in range(flat.shape[0]):
+            for k in range(flat.shape[2]):
+                norm = self.row({t: float(flat[i, j, k]) for j, t in enumerate(tasks)})
+                for j, t in enumerate(tasks):
+                    out[i, j, k] = norm.get(t, np.nan)
+        return out.reshape(raw.shape)
+
+    def normalizable(self, tasks: list[str]) -> list[str]:
+        """Tasks the baseline covers (all of them in raw mode)."""
+        if not self.active:
+            return list(tasks)
+        probe = self.scorer.score({t: 0.0 for t in tasks}, self.baseline)["per_task"]
+        return [t for t in tasks if t in probe]

@@ -1,0 +1,137 @@
+"""Reference score tables for comparisons: published agents (SABER's Rainbow-IQN, the Sonic
+paper's baselines) contributed by suite plugins, and users' own CSV files.
+
+A user reference CSV has a task column (``task``, ``game`` or ``level``) and either one ``score``
+column or one column per training checkpoint (``frames_10M``, ``frames_200M``, ``timesteps_1M``,
+or bare ``10M``): the SABER table shipped with the Atari plugin reads as it is. ``inf`` means
+infinite gameplay.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from pathlib import Path
+
+from benchgen.errors import UsageError
+from benchgen.scoring import ReferenceScores, _parse_score, read_score_csv
+
+_CKPT = re.compile(r"^(?:(frames|timesteps|steps)_)?(\d+(?:\.\d+)?)([kmgb]?)$", re.IGNORECASE)
+_MULT = {"": 1, "k": 1_000, "m": 1_000_000, "g": 1_000_000_000, "b": 1_000_000_000}
+
+
+def parse_checkpoint_label(label: str) -> tuple[str | None, int] | None:
+    """``'frames_10M'`` -> ``('frames', 10_000_000)``; ``'200M'`` -> ``(None, 200_000_000)``;
+    None if ``label`` names no amount.
+
+    >>> parse_checkpoint_label("frames_10M")
+    ('frames', 10000000)
+    >>> parse_checkpoint_label("2.5k")
+    (None, 2500)
+    >>> parse_checkpoint_label("final") is None
+    True
+    """
+    m = _CKPT.match(label.strip())
+    if not m:
+        return None
+    unit, number, mult = m.groups()
+    if unit == "steps":
+        unit = "timesteps"
+    return unit, round(float(number) * _MULT[mult.lower()])
+
+
+def format_amount(amount: int) -> str:
+    """``200_000_000`` -> ``'200M'`` (the way papers name checkpoints).
+
+    >>> format_amount(200_000_000), format_amount(2500), format_amount(1234)
+    ('200M', '2.5k', '1234')
+    """
+    for suffix, mult in (("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if amount >= mult and (amount * 10) % mult == 0:
+            value = amount / mult
+            return f"{value:g}{suffix}"
+    return str(amount)
+
+
+def read_reference_csv(path: str | Path, name: str | None = None) -> ReferenceScores:
+    """Read a user reference table (see the module docstring); one-line errors on bad files."""
+    path = Path(path)
+    name = name or path.stem
+    try:
+        with path.open(newline="") as handle:
+            reader = csv.DictReader(handle)
+            cols = list(reader.fieldnames or [])
+            rows = list(reader)
+    except OSError:
+        raise UsageError(f"cannot read reference file {path}; give a CSV with columns task,score")
+    if "score" in cols:
+        return ReferenceScores(name=name, scores=read_score_csv(path), description=f"user reference {path}")
+    key = next((c for c in ("task", "level", "game") if c in cols), None)
+    ckpt_cols = [c for c in cols if c != key and parse_checkpoint_label(c) is not None]
+    if key is None or not ckpt_cols:
+        raise UsageError(f"{path}: needs a task column and a 'score' column or checkpoint columns such as "
+                         f"frames_10M,frames_200M (found {','.join(cols) or 'no header'})")
+    ckpt_cols.sort(key=lambda c: parse_checkpoint_label(c)[1])
+    by_checkpoint: dict[str, dict[str, float]] = {c: {} for c in ckpt_cols}
+    for lineno, row in enumerate(rows, start=2):
+        task = (row.get(key) or "").strip()
+        if not task:
+            raise UsageError(f"{path}:{lineno}: empty task name")
+        for c in ckpt_cols:
+            text = (row.get(c) or "").strip()
+            if text:  # an empty cell: no score at that checkpoint
+                by_checkpoint[c][task] = _parse_score(text, f"{path}:{lineno}")
+    if not rows:
+        raise UsageError(f"{path}: no rows; give one row per task")
+    return ReferenceScores(name=name, scores=dict(by_checkpoint[ckpt_cols[-1]]), by_checkpoint=by_checkpoint,
+                           description=f"user reference {path}")
+
+
+def parse_reference_option(text: str) -> ReferenceScores:
+    """``--reference NAME=FILE.csv`` (or just ``FILE.csv``, named after the file)."""
+    name, sep, path = text.partition("=")
+    if not sep:
+        name, path = Path(text).stem, text
+    if not name.strip() or not path.strip():
+        raise UsageError(f"--reference {text}: give NAME=FILE.csv")
+    return read_reference_csv(path.strip(), name.strip())
+
+
+def scores_at(table: ReferenceScores, amount: int | None, budget_unit: str) -> tuple[dict[str, float], str]:
+    """A table's per-task scores at ``amount`` (in ``budget_unit``) and the label of the column
+    used: the checkpoint that matches ``amount`` if the table has one, else its final scores."""
+    if amount is not None:
+        for label, scores in table.by_checkpoint.items():
+            parsed = parse_checkpoint_label(str(label))
+            if parsed and parsed[1] == amount and parsed[0] in (None, budget_unit):
+                return dict(scores), str(label)
+    if table.scores:
+        same = [str(k) for k, v in table.by_checkpoint.items() if v == table.scores]
+        return dict(table.scores), (same[-1] if same else "final")
+    return {}, "none"
+
+
+def at_checkpoint(table: ReferenceScores, label: str) -> ReferenceScores:
+    """``NAME@10M``: the table's scores at one checkpoint, as a table of its own (SABER eq. 2
+    against a reference agent at a given training time)."""
+    wanted = parse_checkpoint_label(label)
+    for key, scores in table.by_checkpoint.items():
+        parsed = parse_checkpoint_label(str(key))
+        if str(key) == label or (wanted and parsed and parsed[1] == wanted[1]):
+            return ReferenceScores(name=f"{table.name}@{label}", scores=dict(scores),
+                                   description=f"{table.description} at {key}".strip())
+    known = ", ".join(map(str, table.by_checkpoint)) or "none"
+    raise UsageError(f"reference '{table.name}' has no checkpoint '{label}' (it has: {known})")
+
+
+def published_aggregate(table: ReferenceScores) -> float | None:
+    """The aggregate a table publishes (e.g. the Sonic paper's mean test score), if any."""
+    value = getattr(table, "aggregate", None)
+    if value is None:
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value

@@ -1,0 +1,210 @@
+"""Text outputs of a comparison: JSON for machines, markdown for people, a terminal summary."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from benchgen.compare.build import VIEW_LABELS
+from benchgen.compare.stats import METRIC_TITLES
+from benchgen.scoring import CLASSES
+
+
+def jsonable(obj: Any) -> Any:
+    """Strict JSON: ``inf`` -> ``"inf"``, ``nan`` -> ``null``, numpy scalars -> Python."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
+        obj = obj.item()
+    if isinstance(obj, float):
+        if math.isnan(obj):
+            return None
+        if math.isinf(obj):
+            return "inf" if obj > 0 else "-inf"
+    return obj
+
+
+def to_json(result: dict) -> str:
+    return json.dumps(jsonable(result), indent=1, allow_nan=False)
+
+
+def fmt_raw(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float) and math.isinf(v):
+        return "inf"
+    v = float(v)
+    return f"{v:,.1f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def fmt_value(v: Any, normalized: bool) -> str:
+    """A normalized score as a percentage, a raw one as a number."""
+    if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))) or not normalized:
+        return fmt_raw(v)
+    return f"{float(v) * 100:.2f}%"
+
+
+def fmt_estimate(e: dict, normalized: bool) -> str:
+    s = fmt_value(e["value"], normalized)
+    if e.get("ci_low") is not None and not math.isnan(e["ci_low"]):
+        s += f" [{fmt_value(e['ci_low'], normalized)}, {fmt_value(e['ci_high'], normalized)}]"
+    return s
+
+
+def metric_title(result: dict, m: str) -> str:
+    return METRIC_TITLES[m] if result["normalized"] or m != "mean" else "Mean"
+
+
+def header_lines(result: dict) -> list[str]:
+    """The lines that say what was compared and how (shared by markdown and HTML)."""
+    unit = result["budget_unit"]
+    when = f"at {result['amount']:,} {unit} (--at)" if result["at"] else f"at the end of training ({result['amount']:,} {unit})"
+    phases = sorted({r["phase"] for r in result["runs"]})
+    lines = [(f"Suite {result['suite']}, phase {', '.join(phases)}, per-task scores {when}, "
+              f"view {VIEW_LABELS.get(result['view'], result['view'])}; per-task score: {result['task_score_rule']}.")]
+    if result["normalized"]:
+        lines.append(f"Scores normalized against **{result['baseline']}**: (a - random) / |{result['baseline']} - random| "
+                     f"(SABER eq. 1/2), over {len(result['aggregate_tasks'])} tasks; infinite gameplay counts as "
+                     f"{result['statistics']['infinite_cap'] * 100:.0f}% in every aggregate.")
+    else:
+        lines.append(f"Scores are **raw** (no normalization) over {len(result['aggregate_tasks'])} tasks.")
+    st = result["statistics"]
+    lines.append(f"Intervals: {st['ci'] * 100:g}% {st['bootstrap']} bootstrap, {st['reps']} replications, seed {st['seed']}; "
+                 "each (run, seed) is one row of an agent's (runs x tasks) matrix (Agarwal et al. 2021).")
+    if not result["protocol_length"]:
+        lines.append(f"**Not protocol-length**: the protocol's budget is {result['protocol_budget']:,} {unit}; "
+                     "do not compare these numbers with published ones.")
+    return lines
+
+
+def aggregate_rows(result: dict) -> list[list[str]]:
+    """Agents (with intervals) then reference agents (point estimates) then published aggregates."""
+    norm = result["normalized"]
+    rows = []
+    for lab, a in result["agents"].items():
+        rows.append([lab, str(a["n_runs"])] + [fmt_estimate(a["aggregates"][m], norm) for m in result["metrics"]])
+    for name, r in result["references"].items():
+        cells = [fmt_value(r["aggregates"].get(m), norm) for m in result["metrics"]]
+        rows.append([f"{name} (reference, {r['checkpoint']}; {len(r['covered'])} tasks)", "-"] + cells)
+    for name, p in result["published"].items():
+        std = f" ± {fmt_raw(p['std'])}" if p.get("std") is not None else ""
+        rows.append([f"{name} (published aggregate)", "-"] + [f"{fmt_raw(p['aggregate'])}{std}" if m == "mean" else "-"
+                                                            for m in result["metrics"]])
+    return rows
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def per_task_rows(result: dict, view: str) -> tuple[list[str], list[list[str]]]:
+    table = result["per_task"]["views"][view]
+    cols = list(dict.fromkeys(k for cells in table.values() for k in cells))
+    rows = []
+    for task, cells in table.items():
+        row = [task]
+        for c in cols:
+            cell = cells.get(c)
+            if cell is None:
+                row.append("-")
+                continue
+            s = fmt_raw(cell["mean"])
+            if cell.get("std") is not None and not math.isnan(cell["std"]):
+                s += f" ± {fmt_raw(cell['std'])}"
+            if not c.endswith("(ref)"):
+                s += f" (n={cell['n']})"
+            row.append(s)
+        rows.append(row)
+    return ["task"] + cols, rows
+
+
+def normalized_rows(result: dict) -> tuple[list[str], list[list[str]]]:
+    table = result["per_task"]["normalized"]
+    cols = list(dict.fromkeys(k for cells in table.values() for k in cells))
+    rows = [[task] + [(f"{fmt_value(cells[c]['value'], True)} ({cells[c]['class']})" if c in cells else "-") for c in cols]
+            for task, cells in table.items()]
+    return ["task"] + cols, rows
+
+
+def class_rows(result: dict) -> list[list[str]]:
+    names = [n for n, _ in CLASSES]
+    rows = [[lab] + [str(a["classes"][n]) for n in names] for lab, a in result["agents"].items() if a["classes"]]
+    rows += [[f"{name} (reference)"] + [str(r["classes"][n]) for n in names]
+             for name, r in result["references"].items() if r["classes"]]
+    return rows
+
+
+def welch_rows(pair: dict) -> list[list[str]]:
+    rows = []
+    for task, r in pair["tasks"].items():
+        p = "-" if r["p"] is None or math.isnan(r["p"]) else f"{r['p']:.3g}"
+        t = "-" if r["t"] is None or math.isnan(r["t"]) else f"{r['t']:.3g}"
+        result = r["result"] + (f" ({r['why']})" if r.get("why") else "")
+        rows.append([task, fmt_raw(r["mean_x"]), fmt_raw(r["mean_y"]), f"{r['n_x']}/{r['n_y']}", t, p, result])
+    return rows
+
+
+def to_markdown(result: dict, images: list[str] = ()) -> str:
+    norm = result["normalized"]
+    out = [f"# Comparison: {result['title']}", ""]
+    if result["forced"]:
+        out += [f"> **{result['forced_label']}**", ""]
+    out += [*header_lines(result), ""]
+    out += ["## Runs", ""] + _table(
+        ["run", "agent (label)", "phase", "seeds", "budget", "complete"],
+        [[r["name"], r["label"], r["phase"], ",".join(map(str, r["seeds"])), f"{r['budget']:,}", "yes" if r["complete"] else "NO"]
+         for r in result["runs"]])
+    out += [f"## Aggregates ({len(result['aggregate_tasks'])} tasks)", ""]
+    out += _table(["agent", "runs"] + [metric_title(result, m) for m in result["metrics"]], aggregate_rows(result))
+    if result["probability_of_improvement"]:
+        out += ["## Probability of improvement", ""]
+        out += _table(["X", "Y", "P(X > Y)", "CI"], [[p["x"], p["y"], f"{p['value']:.3f}",
+                                                     "-" if p["ci_low"] is None else f"[{p['ci_low']:.3f}, {p['ci_high']:.3f}]"]
+                                                    for p in result["probability_of_improvement"]])
+    if norm and class_rows(result):
+        out += ["## Score classes (SABER)", ""]
+        out += _table(["agent"] + [f"{n} (< {u * 100:g}%)" if u != math.inf else f"{n} (>= 100%)" for n, u in CLASSES],
+                      class_rows(result))
+    for pair in result["welch"]:
+        out += [f"## Paired per-task comparison: {pair['x']} vs {pair['y']} (Welch's t-test)", "",
+                (f"*{pair['method']}.* {pair['x']}: {pair['wins']} wins, {pair['losses']} losses, "
+                 f"{pair['ties']} ties, {pair['not_tested']} not tested."), ""]
+        out += _table(["task", f"mean {pair['x']}", f"mean {pair['y']}", "seeds", "t", "p", "result"], welch_rows(pair))
+    out += ["## Per-task scores", ""]
+    if norm:
+        head, rows = normalized_rows(result)
+        out += [f"### Normalized ({result['baseline']}), view {VIEW_LABELS.get(result['view'], result['view'])}", ""]
+        out += _table(head, rows)
+    for view in result["views"]:
+        head, rows = per_task_rows(result, view)
+        out += [f"### Raw scores, view {VIEW_LABELS.get(view, view)} (mean ± std over seeds)", ""] + _table(head, rows)
+    if result["notes"]:
+        out += ["## Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
+    if images:
+        out += ["## Plots", ""] + [f"![{name}]({name})" for name in images] + [""]
+    if result["forced"]:
+        out += [f"**{result['forced_label']}**", ""]
+    return "\n".join(out)
+
+
+def summary(result: dict, out_dir=None) -> str:
+    """A few lines for the terminal."""
+    lines = []
+    if result["forced"]:
+        lines.append(result["forced_label"])
+    metrics = result["metrics"]
+    lines.append(f"{'agent':28} {'runs':>4}  " + "  ".join(f"{metric_title(result, m):>28}" for m in metrics))
+    for lab, a in result["agents"].items():
+        lines.append(f"{lab[:28]:28} {a['n_runs']:>4}  " + "  ".join(
+            f"{fmt_estimate(a['aggregates'][m], result['normalized']):>28}" for m in metrics))
+    for p in result["probability_of_improvement"]:
+        ci = "" if p["ci_low"] is None else f" [{p['ci_low']:.3f}, {p['ci_high']:.3f}]"
+        lines.append(f"P({p['x']} > {p['y']}) = {p['value']:.3f}{ci}")
+    if out_dir is not None:
+        lines.append(f"comparison: {out_dir}/compare.md, compare.json, compare.html")
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""The plugin conformance kit: the guarantees every benchgen suite meets, as tests.
+
+A plugin's own test suite imports it. The usual way is one test class::
+
+    # tests/test_conformance.py of a plugin
+    import benchgen_mysuite
+    from benchgen.testing import SuiteConformance
+
+    class TestMySuite(SuiteConformance):
+        plugin = benchgen_mysuite          # the module with the @benchgen.hookimpl functions
+        suite_name = "mysuite"
+        episode_tasks = ["short-task"]      # a task whose random episodes end quickly
+
+Every ``test_*`` method of :class:`SuiteConformance` then runs against that suite (first-party
+suites run the same class in their own tests). The checks are also plain functions in
+:mod:`benchgen.testing.checks` (no pytest needed) that raise :class:`ConformanceError`, an
+``AssertionError`` whose message says what is wrong and how to fix it.
+
+What is checked is listed in :data:`benchgen.testing.checks.CHECKS` (and in the plugin author
+guide, generated from it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchgen.testing.checks import (
+    CHECKS,
+    ConformanceError,
+    SingleTaskEnv,
+    build_registry,
+    check_bad_names,
+    check_episode_ends,
+    check_gymnasium_env_checker,
+    check_protocol,
+    check_reproducible,
+    check_scorer,
+    check_smoke_run,
+    check_splits,
+    check_suite_attributes,
+    check_vector_env,
+    use_registry,
+)
+
+__all__ = [
+    "CHECKS",
+    "ConformanceError",
+    "SingleTaskEnv",
+    "SuiteConformance",
+    "build_registry",
+    "check_bad_names",
+    "check_episode_ends",
+    "check_gymnasium_env_checker",
+    "check_protocol",
+    "check_reproducible",
+    "check_scorer",
+    "check_smoke_run",
+    "check_splits",
+    "check_suite_attributes",
+    "check_vector_env",
+    "use_registry",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # SuiteConformance needs pytest; import it only when asked for, so the check functions
+    # work without pytest installed.
+    if name == "SuiteConformance":
+        from benchgen.testing.conformance import SuiteConformance
+
+        return SuiteConformance
+    raise AttributeError(f"module 'benchgen.testing' has no attribute '{name}'")

@@ -1,0 +1,88 @@
+"""Atari scoring: world-record (SABER eq. 1), human-beginner and reference-agent (SABER eq. 2)
+normalization, all as ``s = (a - r) / |w - r|`` with ``r`` the random score.
+
+Baselines (``--baseline``):
+
+* ``world_record`` (default): TwinGalaxies records (58 games; SABER's headline).
+* ``human``: human beginner scores (Mnih et al. 2015).
+* ``rainbow_iqn_saber``: SABER's Rainbow-IQN trained 200M frames under this protocol (Table 6);
+  ``rainbow_iqn_saber@10M`` / ``@50M`` / ``@100M`` / ``@200M`` pick another checkpoint.
+
+Games without a reference (no world record, no human score) are reported raw and left out of
+the aggregates. A reference agent that reached infinite gameplay on a game gives no finite
+yardstick there (``|w - r| = inf``), so such games are also left unnormalized.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from benchgen.scoring import ReferenceScores, Scorer
+
+from benchgen_atari_saber import tables
+
+#: the checkpoint SABER reports its final Rainbow-IQN numbers at
+RAINBOW_IQN_DEFAULT_CHECKPOINT = "200M"
+
+
+def reference_tables() -> list[ReferenceScores]:
+    """The suite's published baselines (also contributed through ``benchgen_reference_scores``)."""
+    games = tables.games()
+    iqn = tables.rainbow_iqn_saber()
+    return [
+        ReferenceScores(
+            name="world_record",
+            scores={g.game: g.world_record for g in games if g.world_record is not None},
+            description="TwinGalaxies world records, July 2019 (SABER eq. 1)",
+        ),
+        ReferenceScores(
+            name="human",
+            scores={g.game: g.human_beginner for g in games if g.human_beginner is not None},
+            description="human beginner scores (Mnih et al. 2015)",
+        ),
+        ReferenceScores(
+            name="rainbow_iqn_saber",
+            scores=dict(iqn[RAINBOW_IQN_DEFAULT_CHECKPOINT]),
+            description="SABER Rainbow-IQN, SABER protocol, 200M frames (Table 6; eq. 2 as reference)",
+            by_checkpoint={label: dict(scores) for label, scores in iqn.items()},
+        ),
+    ]
+
+
+def random_scores() -> dict[str, float]:
+    """Random-agent score per game (the ``r`` of every normalization)."""
+    return {g.game: g.random for g in tables.games()}
+
+
+class AtariScorer(Scorer):
+    """Scorer for ``atari_saber``: world record by default, checkpoints as ``name@label``."""
+
+    default_baseline = "world_record"
+
+    def __init__(self):
+        super().__init__(random_scores(), {ref.name: ref for ref in reference_tables()})
+
+    def baselines(self) -> list[str]:
+        """Names accepted by ``--baseline``, checkpoint variants included."""
+        names = set(self.references)
+        for ref in self.references.values():
+            names.update(f"{ref.name}@{label}" for label in ref.by_checkpoint)
+        return sorted(names)
+
+    def reference(self, baseline: str | None) -> ReferenceScores:
+        """Resolve ``name``, ``name@checkpoint`` or a CSV path; drop infinite reference scores."""
+        if baseline and "@" in baseline and baseline.split("@", 1)[0] in self.references:
+            name, label = baseline.split("@", 1)
+            table = self.references[name]
+            if label not in table.by_checkpoint:
+                ref = super().reference(baseline)  # raises the standard "unknown baseline" error
+            else:
+                ref = replace(table, name=baseline, scores=dict(table.by_checkpoint[label]))
+        else:
+            ref = super().reference(baseline)
+        # SABER eq. 2 needs a finite w: an infinite-gameplay reference normalizes nothing
+        finite = {task: w for task, w in ref.scores.items() if not math.isinf(w)}
+        if len(finite) != len(ref.scores):
+            ref = replace(ref, scores=finite)
+        return ref

@@ -1,0 +1,119 @@
+"""The ``atari_saber`` suite: 61 Atari games under the SABER protocol (Toromanoff et al. 2019)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from benchgen.errors import UsageError, did_you_mean
+from benchgen.suite import Suite
+
+from benchgen_atari_saber import env as saber_env
+from benchgen_atari_saber import tables
+
+#: ALE's full action set (``ale_py.Action``), the suite's agent-visible action space
+ACTION_MEANINGS = (
+    "NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT",
+    "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE", "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE",
+    "DOWNLEFTFIRE",
+)  # fmt: skip
+
+
+def _ale_version() -> str:
+    try:
+        import ale_py
+
+        return str(ale_py.__version__)
+    except ImportError:  # pragma: no cover - ale-py is a dependency
+        return "not installed"
+
+
+class AtariSaberSuite(Suite):
+    """61 Atari 2600 games (ale-py ROM ids), SABER protocol, world-record normalization.
+
+    Budgets are emulator frames (skipped frames included: 200M frames = 50M agent steps). The
+    per-task score is SABER's/Machado's: the mean raw score of the last 100 training episodes.
+    """
+
+    name = "atari_saber"
+    description = "61 Atari games, SABER protocol (sticky actions, 18 actions, no life info, 100 h cap)"
+    version = "1"
+    budget_unit = "frames"
+    frames_per_step = saber_env.FRAMESKIP
+    default_budget = 200_000_000  # SABER: 200M frames per game
+    default_checkpoints = (10_000_000, 50_000_000, 100_000_000, 200_000_000)  # SABER Table 6 columns
+    default_num_envs = 8  # a throughput choice, not a protocol value (SABER does not fix it)
+    episode_fields = tuple(saber_env.SCORE_MARKS)  # ("score_5min", "score_30min")
+    end_reasons = saber_env.END_REASONS
+    task_score_rule = "mean raw score of the last 100 training episodes (SABER/Machado); inf if any is inf"
+    default_split = "all"
+
+    def tasks(self) -> list[str]:
+        """The 61 games of ``data/world_records.csv``."""
+        return tables.game_ids()
+
+    def protocol(self) -> dict[str, Any]:
+        """Every value that must match for two Atari runs to be compared (SABER Table 1)."""
+        return {
+            "suite": self.name,
+            "version": self.version,
+            "emulator": "ale-py",
+            "ale_py_version": _ale_version(),
+            "sticky_action_probability": saber_env.STICKY_ACTION_PROBABILITY,
+            "sticky_actions_per": "emulator frame",
+            "full_action_space": True,
+            "num_actions": saber_env.NUM_ACTIONS,
+            "life_info": False,
+            "episodic_life": False,
+            "noop_max": 0,
+            "fire_reset": False,
+            "max_stuck_frames": saber_env.MAX_STUCK_FRAMES,
+            "max_episode_frames": saber_env.MAX_EPISODE_FRAMES,
+            "infinite_gameplay_rule": "cap reached with a positive reward within the last max_stuck_frames",
+            "rollover_threshold": saber_env.ROLLOVER_THRESHOLD,
+            "rollover_correction": "10**ceil(log10(|r|))",
+            "score_marks_frames": dict(saber_env.SCORE_MARKS),
+            "reward_clipping": False,
+            "frameskip": saber_env.FRAMESKIP,
+            "preprocessing": {
+                "maxpool_last_2_frames": True,
+                "grayscale": True,
+                "resize": [84, 84],
+                "resize_interpolation": "area (ale-py native)",
+                "frame_stack": 4,
+            },
+            "skiing_fire_actions": "sent without the button (ale-py lists no fire button for Skiing)",
+        }
+
+    def check_task_available(self, task: str) -> None:
+        """Unknown game or missing ROM -> ``UsageError`` that says how to fix it."""
+        if task not in self.tasks():
+            raise did_you_mean("atari_saber game", task, self.tasks())
+        try:
+            from ale_py import roms
+
+            path = roms.get_rom_path(task)
+        except Exception as exc:  # ale-py missing or broken
+            raise UsageError(f"cannot load ale-py for '{task}' ({exc}); run `pip install 'ale-py>=0.10'`")
+        if path is None:
+            raise UsageError(f"ale-py has no ROM for '{task}'; install ale-py>=0.10, which bundles the Atari ROMs")
+
+    def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> saber_env.SaberVectorEnv:
+        """One sub-environment per entry of ``tasks``; the same SABER settings in both modes."""
+        if mode not in ("train", "eval"):
+            raise UsageError(f"mode must be 'train' or 'eval', not '{mode}'")
+        for task in dict.fromkeys(tasks):
+            self.check_task_available(task)
+        return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode)
+
+    def action_semantics(self) -> dict[str, int]:
+        """Indices in the full 18-action set. The joystick's single button (FIRE) is the jump in
+        Atari platformers (Pitfall!, Montezuma's Revenge), so 'jump' = FIRE, 'right_jump' =
+        RIGHTFIRE, 'left_jump' = LEFTFIRE."""
+        return {
+            "noop": ACTION_MEANINGS.index("NOOP"),  # 0
+            "right": ACTION_MEANINGS.index("RIGHT"),  # 3
+            "left": ACTION_MEANINGS.index("LEFT"),  # 4
+            "jump": ACTION_MEANINGS.index("FIRE"),  # 1
+            "right_jump": ACTION_MEANINGS.index("RIGHTFIRE"),  # 11
+            "left_jump": ACTION_MEANINGS.index("LEFTFIRE"),  # 12
+        }

@@ -1,0 +1,109 @@
+"""The atari_saber suite object, its splits and its hooks."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from types import SimpleNamespace
+
+import pytest
+from ale_py import Action, roms
+
+import benchgen_atari_saber
+from benchgen.errors import UsageError
+from benchgen.testing import build_registry
+from benchgen_atari_saber import hooks, tables
+from benchgen_atari_saber.suite import AtariSaberSuite
+
+SUITE = AtariSaberSuite()
+
+
+def test_tasks_are_the_61_games_of_the_csv_and_each_has_a_rom():
+    tasks = SUITE.tasks()
+    assert len(tasks) == 61 and tasks == sorted(tasks)
+    assert {"space_invaders", "skiing", "journey_escape", "double_dunk"} <= set(tasks)
+    for task in tasks:
+        assert roms.get_rom_path(task) is not None, task
+        SUITE.check_task_available(task)
+    assert len(tables.world_record_games()) == 58
+    assert set(tasks) - set(tables.world_record_games()) == {"double_dunk", "elevator_action", "tennis"}
+
+
+def test_suite_attributes_follow_saber():
+    assert SUITE.name == "atari_saber" and SUITE.budget_unit == "frames" and SUITE.frames_per_step == 4
+    assert SUITE.default_budget == 200_000_000
+    assert SUITE.default_checkpoints == (10_000_000, 50_000_000, 100_000_000, 200_000_000)
+    assert SUITE.episode_fields == ("score_5min", "score_30min")
+    assert set(SUITE.end_reasons) == {"game_over", "stuck", "max_length"}
+    assert SUITE.default_split == "all"
+
+
+def test_protocol_holds_every_saber_parameter():
+    p = SUITE.protocol()
+    assert p["sticky_action_probability"] == 0.25 and p["sticky_actions_per"] == "emulator frame"
+    assert p["full_action_space"] is True and p["num_actions"] == 18
+    assert p["max_stuck_frames"] == 18_000 and p["max_episode_frames"] == 21_600_000
+    assert p["life_info"] is False and p["noop_max"] == 0 and p["fire_reset"] is False
+    assert p["frameskip"] == 4 and p["reward_clipping"] is False
+    assert p["preprocessing"]["frame_stack"] == 4 and p["preprocessing"]["resize"] == [84, 84]
+    assert p["score_marks_frames"] == {"score_5min": 18_000, "score_30min": 108_000}
+    assert p["ale_py_version"] == importlib.metadata.version("ale-py")
+    assert json.loads(json.dumps(p)) == p
+
+
+def test_action_semantics_name_the_ale_actions():
+    sem = SUITE.action_semantics()
+    names = {key: Action(index).name for key, index in sem.items()}
+    assert names == {"noop": "NOOP", "right": "RIGHT", "left": "LEFT", "jump": "FIRE",
+                     "right_jump": "RIGHTFIRE", "left_jump": "LEFTFIRE"}
+
+
+def test_make_env_rejects_unknown_games_and_modes():
+    with pytest.raises(UsageError, match="did you mean 'space_invaders'"):
+        SUITE.make_env(["space_invader"], 0)
+    with pytest.raises(UsageError, match="mode"):
+        SUITE.make_env(["pong"], 0, mode="test")
+
+
+def test_make_env_eval_mode_is_the_same_protocol():
+    env = SUITE.make_env(["pong"], 0, mode="eval")
+    assert env.mode == "eval" and env.max_episode_frames == 21_600_000 and env.max_stuck_frames == 18_000
+    env.close()
+
+
+SPLITS = {s.name: s for s in hooks.benchgen_splits(SUITE)}
+
+
+def test_splits_are_the_papers_game_sets():
+    assert set(SPLITS) == {"all", "wr58", "ale_train5", "saber_tuning5", "saber_seeds14"}
+    tasks = set(SUITE.tasks())
+    for split in SPLITS.values():
+        assert split.suite == "atari_saber"
+        assert set(split.train) <= tasks and set(split.test) <= tasks, split.name
+        assert not set(split.train) & set(split.test), split.name
+        assert len(set(split.tasks)) == len(split.train) + len(split.test), split.name
+    assert set(SPLITS["all"].tasks) == tasks
+    assert set(SPLITS["wr58"].tasks) == set(tables.world_record_games())
+    assert set(SPLITS["ale_train5"].train) == {"asterix", "beam_rider", "freeway", "seaquest", "space_invaders"}
+    assert set(SPLITS["ale_train5"].test) == tasks - set(SPLITS["ale_train5"].train)  # the other 56
+    assert set(SPLITS["saber_tuning5"].train) == {"alien", "battle_zone", "chopper_command", "gopher", "space_invaders"}
+    assert len(SPLITS["saber_seeds14"].train) == 14
+    assert {"up_n_down", "yars_revenge", "jamesbond", "kung_fu_master"} <= set(SPLITS["saber_seeds14"].train)
+
+
+def test_hooks_answer_only_for_atari_saber():
+    other = SimpleNamespace(name="sonic")
+    assert hooks.benchgen_splits(other) == []
+    assert hooks.benchgen_scorer(other) is None
+    assert hooks.benchgen_reference_scores(other) == []
+    assert [s.name for s in hooks.benchgen_suites()] == ["atari_saber"]
+
+
+def test_plugin_registers_through_the_entry_point_and_the_registry():
+    eps = importlib.metadata.entry_points(group="benchgen")
+    assert any(ep.name == "atari_saber" and ep.value == "benchgen_atari_saber" for ep in eps)
+    registry = build_registry(benchgen_atari_saber, include_agents=False)
+    suite = registry.suite("atari_saber")
+    assert set(registry.splits(suite)) == set(SPLITS)
+    assert registry.scorer(suite).default_baseline == "world_record"
+    assert set(registry.reference_scores(suite)) == {"world_record", "human", "rainbow_iqn_saber"}
