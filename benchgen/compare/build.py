@@ -154,9 +154,12 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
     refs = _reference_rows(plugin_tables if show_references else {}, user_tables, tasks, agg_tasks, norm, amount,
                            unit, metric_names)
     result["references"], result["published"] = refs
+    if result["published"]:
+        notes.append(f"published aggregates ({', '.join(result['published'])}) are the papers' numbers over their own "
+                     "task sets, without per-task scores; they are shown next to the agents' means, not recomputed")
     for name, r in result["references"].items():
         parsed = parse_checkpoint_label(r["checkpoint"])
-        if not parsed or parsed[1] != amount:
+        if r["by_checkpoint"] and (not parsed or parsed[1] != amount):
             notes.append(f"reference {name} is shown at its checkpoint '{r['checkpoint']}', not at the runs' "
                          f"{amount:,} {unit}")
     result["per_task"] = _per_task(raw, normalized, tasks, agg_tasks, views, labels, result["references"], ci)
@@ -191,7 +194,8 @@ def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normaliz
         scores, used = scores_at(table, amount, unit)
         agg = published_aggregate(table)
         if agg is not None:
-            published[name] = {"aggregate": agg, "std": getattr(table, "std", None), "description": table.description}
+            std = getattr(table, "aggregate_std", getattr(table, "std", None))
+            published[name] = {"aggregate": agg, "std": std, "description": table.description}
         raw = {t: scores[t] for t in tasks if t in scores}
         if not raw:
             continue
@@ -201,6 +205,7 @@ def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normaliz
         rows[name] = {
             "description": table.description,
             "checkpoint": used,
+            "by_checkpoint": list(table.by_checkpoint),
             "raw": raw,
             "normalized": {t: normed[t] for t in covered},
             "covered": covered,

@@ -11,6 +11,7 @@ budget of the evaluated phase, the budget unit, frames per step and the per-task
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import os
@@ -250,15 +251,24 @@ def resolve_baseline(scorer: Scorer, tables: dict[str, ReferenceScores], baselin
             table = ext.reference(None)
         except UsageError:
             return ext, None, [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"]
-    elif "@" in baseline and not Path(baseline).exists():
-        name, _, label = baseline.partition("@")
-        table = at_checkpoint(ext.reference(name), label)
     else:
-        table = ext.reference(baseline)
+        try:
+            table = ext.reference(baseline)  # a suite's scorer may resolve NAME@CHECKPOINT itself
+        except UsageError:
+            if "@" not in baseline or Path(baseline).exists():
+                raise
+            name, _, label = baseline.partition("@")
+            table = at_checkpoint(ext.reference(name), label)
     if not scorer.random_scores:
         raise UsageError(f"suite has no random scores, so --baseline {baseline} cannot normalize; use --baseline raw")
+    notes = []
+    infinite = sorted(t for t, w in table.scores.items() if math.isinf(w))
+    if infinite:  # SABER eq. 2 needs a finite yardstick: such tasks are reported raw
+        table = dataclasses.replace(table, scores={t: w for t, w in table.scores.items() if not math.isinf(w)})
+        notes.append(f"baseline {table.name} reached infinite gameplay on {', '.join(infinite)}: no finite "
+                     "yardstick there, so these tasks are reported raw")
     ext.references[table.name] = table
-    return ext, table.name, []
+    return ext, table.name, notes
 
 
 class Normalizer:

@@ -90,7 +90,7 @@ def aggregate_rows(result: dict) -> list[list[str]]:
         cells = [fmt_value(r["aggregates"].get(m), norm) for m in result["metrics"]]
         rows.append([f"{name} (reference, {r['checkpoint']}; {len(r['covered'])} tasks)", "-"] + cells)
     for name, p in result["published"].items():
-        std = f" ± {fmt_raw(p['std'])}" if p.get("std") is not None else ""
+        std = f" ± {fmt_raw(p['std'])}" if p.get("std") is not None and not math.isnan(p["std"]) else ""
         rows.append([f"{name} (published aggregate)", "-"] + [f"{fmt_raw(p['aggregate'])}{std}" if m == "mean" else "-"
                                                             for m in result["metrics"]])
     return rows

@@ -5,8 +5,8 @@ right adds 2 to x, left subtracts 2; a wall stands every G pixels and blocks a m
 jump button is held. The reward is the progress x_t - x_{t-1} (so going left is negative, as in
 Sonic), plus a completion bonus of 100 * (1 - t / 300) on reaching the end. With probability 0.25
 an action is "sticky": the previous action is applied instead (Sonic's sticky frame skip, in
-spirit). Observations are 84x84 images stacked 4 deep (channel k: the player's column k steps
-ago, and the walls), so the Nature CNN applies. ``action_semantics()`` names right/left/jump, so
+spirit). Observations are 84x84 images stacked 4 deep, oldest first (each shows the player's
+column and the walls), so the Nature CNN applies. ``action_semantics()`` names right/left/jump, so
 JERK runs here; ``agent_wrappers`` is the identity.
 """
 
@@ -51,11 +51,11 @@ class PlatformerVectorEnv(SuiteVectorEnv):
 
     def _draw(self, which) -> None:
         for i in which:
-            self.frames[i, 1:] = self.frames[i, :-1].copy()
-            self.frames[i, 0] = 0
+            self.frames[i, :-1] = self.frames[i, 1:].copy()  # a sliding stack, newest frame last
+            self.frames[i, -1] = 0
             walls = np.arange(self.gaps[i], END_X, self.gaps[i]) * (SIZE - 1) // END_X
-            self.frames[i, 0, SIZE - 8:, walls] = 128
-            self.frames[i, 0, :, min(SIZE - 1, self.x[i] * (SIZE - 1) // END_X)] = 255
+            self.frames[i, -1, SIZE - 8:, walls] = 128
+            self.frames[i, -1, :, min(SIZE - 1, self.x[i] * (SIZE - 1) // END_X)] = 255
 
     def _restart(self, which) -> None:
         self.x[which] = self.t[which] = self.prev[which] = 0
