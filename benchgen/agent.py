@@ -49,6 +49,17 @@ class TrainingContext(abc.ABC):
     def log_scalar(self, tag: str, value: float) -> None:
         """Log a training statistic (TensorBoard), x-axis = frames."""
 
+    def actor_env_factory(self) -> Callable[[int, int], tuple[Any, Any]]:
+        """For distributed agents (Ape-X): a picklable ``factory(num_envs, seed)`` that builds,
+        in another process, this unit's environment with the suite's agent-side wrappers, over an
+        :class:`benchgen.recorder.EpisodeCollector`; it returns ``(env, collector)``. Ship
+        ``collector.drain()`` results back and pass them to :meth:`record_external`."""
+        raise NotImplementedError("this runner does not support remote actors")
+
+    def record_external(self, episode_ends: list, frames: int) -> None:
+        """Count ``frames`` used by remote actors and record their finished episodes."""
+        raise NotImplementedError("this runner does not support remote actors")
+
 
 class Agent(abc.ABC):
     """A learning (or acting) agent."""

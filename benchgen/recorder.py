@@ -94,3 +94,31 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+class EpisodeCollector(gym.vector.VectorWrapper):
+    """The recorder's stand-in inside a remote actor process (e.g. Ape-X actors).
+
+    It counts frames and keeps the suite's finished-episode facts until the actor ships them to
+    the learner, whose :meth:`benchgen.agent.TrainingContext.record_external` numbers and commits
+    them under the unit. It never touches scores either.
+    """
+
+    def __init__(self, env: SuiteVectorEnv):
+        super().__init__(env)
+        self.suite_env = env
+        self.frames_per_step = env.frames_per_step
+        self._frames = 0
+        self._ends: list = []
+
+    def step(self, actions):
+        result = self.env.step(actions)
+        self._frames += self.num_envs * self.frames_per_step
+        self._ends.extend(self.suite_env.pop_episode_ends())
+        return result
+
+    def drain(self) -> tuple[list, int]:
+        """(finished episodes, frames used) since the last call."""
+        ends, frames = self._ends, self._frames
+        self._ends, self._frames = [], 0
+        return ends, frames

@@ -211,8 +211,10 @@ def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
 class UnitContext(TrainingContext):
     """The runner's side of the agent protocol for one unit."""
 
-    def __init__(self, recorder: EpisodeRecorder, unit: Unit, unit_dir: Path, save_points: list[int], save_fn, writer):
+    def __init__(self, recorder: EpisodeRecorder, unit: Unit, unit_dir: Path, save_points: list[int], save_fn, writer,
+                 run_dir: Path | None = None):
         self.recorder = recorder
+        self.run_dir = run_dir
         self.unit = unit
         self.unit_dir = unit_dir
         self.seed = unit.seed
@@ -242,6 +244,39 @@ class UnitContext(TrainingContext):
     def log_scalar(self, tag: str, value: float) -> None:
         if self._writer is not None:
             self._writer.add_scalar(tag, value, self.recorder.frames_done)
+
+    def actor_env_factory(self) -> "ActorEnvFactory":
+        return ActorEnvFactory(str(self.run_dir), self.unit.unit_id, list(self.unit.tasks))
+
+    def record_external(self, episode_ends: list, frames: int) -> None:
+        self.recorder.frames_done += frames
+        if episode_ends:
+            self.recorder._record(episode_ends)
+
+
+@dataclass
+class ActorEnvFactory:
+    """Builds a unit's environment in another process (see ``TrainingContext.actor_env_factory``)."""
+
+    run_dir: str
+    unit_id: str
+    tasks: list[str]
+
+    def __call__(self, num_envs: int, seed: int):
+        from benchgen.recorder import EpisodeCollector
+        from benchgen.registry import get_registry
+
+        r = resolve_from_meta(get_registry(), load_meta(Path(self.run_dir)))
+        suite_env = r.suite.make_env(_env_tasks(self.tasks, num_envs), seed=seed, mode="train")
+        collector = EpisodeCollector(suite_env)
+        return r.suite.agent_wrappers(collector, r.spec.name), collector
+
+
+def _env_tasks(tasks: list[str], num_envs: int) -> list[str]:
+    """One task per sub-environment: a joint unit cycles its tasks (each at least once)."""
+    if len(set(tasks)) > 1:
+        return [tasks[i % len(tasks)] for i in range(max(num_envs, len(tasks)))]
+    return tasks[:1] * num_envs
 
 
 def _save_points(r: ResolvedRun, unit: Unit) -> list[int]:
@@ -319,10 +354,7 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, sto
         unit_dir.mkdir(parents=True, exist_ok=True)
         store.update_unit(unit.unit_id, status="running", started_at=time.time())
         num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
-        if len(set(unit.tasks)) > 1:
-            tasks = [unit.tasks[i % len(unit.tasks)] for i in range(max(num_envs, len(unit.tasks)))]
-        else:
-            tasks = unit.tasks * num_envs
+        tasks = _env_tasks(unit.tasks, num_envs)
         # A different seed per resume keeps fresh environments from replaying the same episodes.
         env_seed = unit.seed * 1_000_003 + unit.frames_done
         suite_env = r.suite.make_env(tasks, seed=env_seed, mode="train" if unit.learn else "eval")
@@ -336,7 +368,7 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, sto
             agent.load(Path(unit.init_checkpoint))
         writer = _tensorboard(run_dir, unit)
         saver = lambda: write_checkpoint(agent, r, store, unit, unit_dir, recorder.frames_done)  # noqa: E731
-        ctx = UnitContext(recorder, unit, unit_dir, _save_points(r, unit), saver, writer)
+        ctx = UnitContext(recorder, unit, unit_dir, _save_points(r, unit), saver, writer, run_dir=run_dir)
         task_done.bind(recorder, ctx)
         ctx.progress = progress
         if progress is not None:

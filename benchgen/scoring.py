@@ -88,6 +88,10 @@ class ReferenceScores:
     description: str = ""
     by_checkpoint: dict[str, dict[str, float]] = field(default_factory=dict)
     """Optional: checkpoint label (e.g. '10M') -> task -> raw score."""
+    aggregate: float | None = None
+    """Optional: the published aggregate score (for tables that give only an aggregate)."""
+    aggregate_std: float | None = None
+    """Optional: its standard deviation across the paper's runs."""
 
 
 class Scorer:
