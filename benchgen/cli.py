@@ -287,18 +287,18 @@ def _execute(run_dir: Path, resolved) -> int:
 
 
 def cmd_score(args) -> int:
-    from benchgen.report import format_score_table
     from benchgen.scoring import read_score_csv
 
     reg = args.registry
     suite = reg.suite(args.suite)
     raw = read_score_csv(args.csv)
     reg.check_tasks(suite, raw)
-    result = reg.scorer(suite).score(raw, args.baseline)
+    scorer = reg.scorer(suite)
+    result = scorer.score(raw, args.baseline)
     if args.json:
         print(json.dumps(result, default=_json_default, allow_nan=True))
     else:
-        print(format_score_table(result))
+        print(scorer.format_table(result))
     return 0
 
 

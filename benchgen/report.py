@@ -119,24 +119,6 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def format_score_table(result: dict) -> str:
-    """Text table of ``Scorer.score`` output (used by ``benchgen score``)."""
-    lines = [f"{'task':24} {'raw':>14} {'normalized':>11}  class"]
-    for task, raw in result["raw"].items():
-        if task in result["per_task"]:
-            norm = result["per_task"][task]
-            lines.append(f"{task:24} {_fmt(raw):>14} {norm * 100:10.2f}%  {result['per_task_class'][task]}")
-        else:
-            lines.append(f"{task:24} {_fmt(raw):>14} {'-':>11}  (no reference: raw only)")
-    lines.append("")
-    lines.append(f"baseline {result['baseline']}: {result['n_tasks']} tasks normalized; "
-                 f"median {result['median'] * 100:.2f}%, capped mean {result['mean'] * 100:.2f}%")
-    lines.append("classes: " + ", ".join(f"{k} {v}" for k, v in result["classes"].items()))
-    if result["unnormalized"]:
-        lines.append(f"left out of the aggregates (no reference score): {', '.join(sorted(result['unnormalized']))}")
-    return "\n".join(lines)
-
-
 def to_markdown(report: dict) -> str:
     unit = report["budget_unit"]
     out = [f"# {report['agent']} on {report['suite']}", ""]
@@ -158,6 +140,13 @@ def to_markdown(report: dict) -> str:
         norm = sec["normalized"]
         if "error" in norm:
             out.append(f"Normalization unavailable: {norm['error']}")
+            continue
+        if not norm.get("classes"):  # a suite scored on its own scale (e.g. Sonic's 0..10,000)
+            out += ["### Final scores", "", "| task | score |", "|---|---|"]
+            out += [f"| {task} | {_fmt(v)} |" for task, v in sorted(norm["raw"].items())]
+            out.append(f"\nMean over {norm['n_tasks']} tasks: **{_fmt(norm['mean'])}**")
+            if norm.get("baseline_mean") is not None:
+                out.append(f"(baseline {norm['baseline']}: {_fmt(norm['baseline_mean'])})")
             continue
         out += ["### Final scores", "", "| task | raw | normalized | class |", "|---|---|---|---|"]
         for task, raw in sorted(norm["raw"].items()):
@@ -201,7 +190,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     ax.set_xlabel("frames")
     ax.set_ylabel("raw episode score (moving mean)")
     ax.set_title(f"{report['agent']} on {report['suite']}")
-    if len(groups) <= 12:
+    if 0 < len(groups) <= 12 and ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     path = Path(run_dir) / "report" / "learning_curves.png"
     fig.tight_layout()
@@ -210,7 +199,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     paths.append(path)
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]
-        if "classes" not in norm or not norm["n_tasks"]:
+        if not norm.get("classes") or not norm["n_tasks"]:
             continue
         fig, ax = plt.subplots(figsize=(6, 4))
         names = [n for n, _ in CLASSES]
@@ -237,7 +226,10 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
     lines = [f"report: {out / 'report.md'}"]
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]
-        if norm.get("n_tasks"):
+        if norm.get("n_tasks") and not norm.get("classes"):
+            lines.append(f"{phase}: {sec['episodes']} episodes; mean score over {norm['n_tasks']} tasks "
+                         f"{_fmt(norm['mean'])}")
+        elif norm.get("n_tasks"):
             lines.append(f"{phase}: {sec['episodes']} episodes; median {norm['median'] * 100:.2f}%, capped mean "
                          f"{norm['mean'] * 100:.2f}% ({norm['baseline']}); mean raw {_fmt(sec['raw_mean'])}")
         else:

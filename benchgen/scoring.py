@@ -118,6 +118,11 @@ class Scorer:
             return math.inf
         return float(np.mean(tail))
 
+    def format_table(self, result: dict) -> str:
+        """Text rendering of :meth:`score` output for ``benchgen score``; suites whose scores
+        are not normalized (no classes) override it."""
+        return format_score_table(result)
+
     def baselines(self) -> list[str]:
         """Names accepted by ``--baseline``."""
         return sorted(self.references)
@@ -158,6 +163,28 @@ class Scorer:
             unnormalized=unnormalized,
         )
         return result
+
+
+def format_score_table(result: dict) -> str:
+    """Text table of :meth:`Scorer.score` output (``benchgen score``)."""
+
+    def fmt(v: float) -> str:
+        return "inf" if math.isinf(v) else f"{v:,.1f}"
+
+    lines = [f"{'task':24} {'raw':>14} {'normalized':>11}  class"]
+    for task, raw in result["raw"].items():
+        if task in result["per_task"]:
+            norm = result["per_task"][task]
+            lines.append(f"{task:24} {fmt(raw):>14} {norm * 100:10.2f}%  {result['per_task_class'][task]}")
+        else:
+            lines.append(f"{task:24} {fmt(raw):>14} {'-':>11}  (no reference: raw only)")
+    lines.append("")
+    lines.append(f"baseline {result['baseline']}: {result['n_tasks']} tasks normalized; "
+                 f"median {result['median'] * 100:.2f}%, capped mean {result['mean'] * 100:.2f}%")
+    lines.append("classes: " + ", ".join(f"{k} {v}" for k, v in result["classes"].items()))
+    if result["unnormalized"]:
+        lines.append(f"left out of the aggregates (no reference score): {', '.join(sorted(result['unnormalized']))}")
+    return "\n".join(lines)
 
 
 def _parse_score(text: str, where: str) -> float:

@@ -1,0 +1,172 @@
+"""One Sonic level on one emulator: sticky frame skip, the contest reward, the three episode ends.
+
+stable-retro allows one emulator per process, so :class:`SonicLevelEnv` is what each worker
+process of :class:`benchgen_sonic.vector.SonicVectorEnv` runs. It drives the stable-retro
+emulator core frame by frame (``RetroEnv`` itself steps one frame per call and renders every
+frame; we render only the frame the agent sees):
+
+* one timestep = ``frame_skip`` (4) frames with the same buttons held (Nichol et al. 2018);
+* sticky frame skip: with probability 0.25 the new buttons are delayed by one frame, i.e. the
+  previous timestep's buttons are applied on the first frame; never on the first step after a
+  reset (the OpenAI baselines ``StochasticFrameSkip`` wrapper the paper used);
+* the reward and end rules of :class:`benchgen_sonic.progress.ProgressTracker`, every frame;
+  the episode ends on the frame that completes the level, loses a life or (Sonic 2, 3&K)
+  enters a special stage, or after ``max_timesteps`` (4,500) timesteps.
+
+The agent sees the 224x320 RGB screen and the reward. ``info`` is empty except on the last
+step of an episode, which carries the episode's facts under :data:`EPISODE_INFO_KEY`; the
+vector env removes that key before an agent sees it. RAM values never appear in ``info``.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from benchgen_sonic.levels import Level
+from benchgen_sonic.progress import (
+    COMPLETED,
+    LIFE_LOST,
+    SPECIAL_STAGE,
+    TIME_LIMIT,
+    ProgressTracker,
+    check_start_level,
+)
+from benchgen_sonic.protocol import SonicProtocol
+
+#: key of the episode facts in the ``info`` of an episode's last step (private to the suite)
+EPISODE_INFO_KEY = "_sonic_episode"
+
+#: the Genesis pad, in stable-retro's button order (the 12-button binary action of the paper)
+BUTTONS: tuple[str, ...] = ("B", "A", "MODE", "START", "UP", "DOWN", "LEFT", "RIGHT", "C", "Y", "X", "Z")
+
+#: the Genesis screen, the observation
+SCREEN_SHAPE: tuple[int, int, int] = (224, 320, 3)
+
+#: the suite-level action space: the 12 buttons as the bits of one integer (bit i = BUTTONS[i]),
+#: i.e. the paper's binary button vector in the ``Discrete`` form benchgen's contract asks for
+BUTTON_MASKS = 2 ** len(BUTTONS)
+
+
+def button_mask(*names: str) -> int:
+    """The suite-level action pressing ``names``, e.g. ``button_mask("RIGHT", "B") == 129``."""
+    return sum(1 << BUTTONS.index(name) for name in names)
+
+
+def mask_to_buttons(masks) -> np.ndarray:
+    """Suite-level actions (integers) -> 12-button binary vectors, one row per action."""
+    masks = np.asarray(masks, dtype=np.int64)
+    return ((masks[..., None] >> np.arange(len(BUTTONS))) & 1).astype(np.int8)
+
+
+class SonicLevelEnv(gym.Env):
+    """A single-emulator gymnasium env playing one level under the suite's protocol."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 15}
+
+    def __init__(self, level: Level, protocol: SonicProtocol = SonicProtocol(), render_mode: str | None = None):
+        import stable_retro
+
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        self.level = level
+        self.protocol = protocol
+        self.render_mode = render_mode
+        # stable-retro's default render_mode is "human" (a window): always pass None. FILTERED
+        # drops impossible pad combinations (LEFT+RIGHT), as gym-retro did for the paper.
+        self._retro = stable_retro.make(
+            level.game,
+            state=level.state,
+            info=level.info_path,
+            use_restricted_actions=stable_retro.Actions.FILTERED,
+            render_mode=None,
+        )
+        buttons, shape = list(self._retro.buttons), self._retro.observation_space.shape
+        if buttons != list(BUTTONS) or shape != SCREEN_SHAPE:
+            self.close()
+            raise RuntimeError(f"{level.game}: not a Genesis game (buttons {buttons}, screen {shape})")
+        #: the emulator core this env steps frame by frame (tests wrap it to see applied buttons)
+        self.emulator = self._retro.em
+        # GameData lookups read the emulator's live memory: no per-frame update_ram() needed
+        # (that call also re-evaluates stable-retro's own scenario, which we do not use)
+        self._ram = self._retro.data
+        self.observation_space = gym.spaces.Box(0, 255, SCREEN_SHAPE, np.uint8)
+        self.action_space = gym.spaces.MultiBinary(len(BUTTONS))
+        self._tracker = ProgressTracker(level, protocol)
+        self._checked_start = False
+        self._previous_buttons: np.ndarray | None = None
+        self._timesteps = 0
+        self._frames = 0
+        self._last_obs: np.ndarray | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Load the level's save state; ``seed`` seeds the sticky-action generator."""
+        super().reset(seed=seed)
+        obs, _ = self._retro.reset()
+        if not self._checked_start:
+            check_start_level(self.level, self._ram)
+            self._checked_start = True
+        self._tracker.reset(self._ram)
+        self._previous_buttons = None  # the first step after a reset is never delayed
+        self._timesteps = 0
+        self._frames = 0
+        self._last_obs = obs
+        return obs, {}
+
+    def step(self, action):
+        """Hold ``action`` (12 buttons) for ``frame_skip`` frames, with sticky frame skip."""
+        if self._last_obs is None:
+            raise RuntimeError("call reset() before step()")
+        buttons = self._retro.action_to_array(np.asarray(action))[0]
+        # Sticky frame skip: draw every step but the first after a reset, so the random stream
+        # does not depend on the actions; with prob. sticky_prob the first frame keeps the old
+        # buttons, and the new ones apply from the second frame on.
+        delayed = self._previous_buttons is not None and self.np_random.random() < self.protocol.sticky_prob
+        reward, end = 0.0, None
+        for frame in range(self.protocol.frame_skip):
+            applied = self._previous_buttons if (delayed and frame == 0) else buttons
+            self.emulator.set_button_mask(applied, 0)
+            self.emulator.step()
+            self._frames += 1
+            frame_reward, end = self._tracker.frame(self._ram)
+            reward += frame_reward
+            if end is not None:  # the episode ends on this frame; skip the rest of the step
+                break
+        self._previous_buttons = buttons
+        self._timesteps += 1
+
+        terminated = end in (COMPLETED, LIFE_LOST, SPECIAL_STAGE)
+        truncated = not terminated and self._timesteps >= self.protocol.max_timesteps
+        if truncated:
+            end = TIME_LIMIT
+        obs = self._retro.get_screen(apply_rotation=True)
+        self._last_obs = obs
+        info: dict[str, Any] = {}
+        if end is not None:
+            info[EPISODE_INFO_KEY] = {
+                "score": self._tracker.score,  # = the sum of the episode's rewards
+                "length_frames": self._frames,
+                "end_reason": end,
+                "timesteps": self._timesteps,
+                "x_progress": self._tracker.progress,
+                "max_x_progress": self._tracker.max_progress,
+            }
+        return obs, float(reward), terminated, truncated, info
+
+    def render(self):
+        """The last screen (``render_mode="rgb_array"``); None otherwise."""
+        if self.render_mode == "rgb_array":
+            return self._last_obs
+        return None
+
+    def close(self):
+        """Free the emulator so another one can be created in this process."""
+        if getattr(self, "_retro", None) is not None:
+            self.emulator = None
+            self._ram = None
+            self._retro.close()
+            self._retro = None
+            gc.collect()

@@ -1,0 +1,99 @@
+"""The Sonic suite: "Gotta Learn Fast" (Nichol et al. 2018) on stable-retro.
+
+58 levels of three Genesis games, a 47/11 train/test split, and the test protocol: each test
+level is played for 1,000,000 timesteps from scratch (or from a joint policy trained on the
+training levels), scored by the mean total reward over all its episodes; the aggregate is the
+mean over the test levels.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+
+from benchgen.errors import did_you_mean
+from benchgen.suite import Suite
+from benchgen_sonic.levels import LEVELS, Level, end_offsets_digest
+from benchgen_sonic.progress import COMPLETED, LIFE_LOST, SPECIAL_STAGE, TIME_LIMIT
+from benchgen_sonic.protocol import SonicProtocol
+from benchgen_sonic.roms import check_level_files
+from benchgen_sonic.vector import EPISODE_FIELDS, SonicVectorEnv
+
+
+class SonicSuite(Suite):
+    """The Sonic benchmark (see the module docstring)."""
+
+    name = "sonic"
+    description = "Sonic 1/2/3&K, 58 levels (stable-retro): generalization to unseen levels (Nichol et al. 2018)"
+    version = "1"
+    budget_unit = "timesteps"
+    frames_per_step = 4
+    default_budget = 1_000_000  # the test protocol: 1M timesteps per test level
+    default_checkpoints = (250_000, 500_000, 750_000, 1_000_000)
+    default_num_envs = 1  # the paper's PPO and Rainbow ran one environment per test level
+    episode_fields = EPISODE_FIELDS
+    end_reasons = (COMPLETED, LIFE_LOST, TIME_LIMIT, SPECIAL_STAGE)
+    task_score_rule = "mean total reward over all episodes of the budget (learning while playing)"
+    default_split = "test"
+
+    def __init__(self, levels: Sequence[Level] = LEVELS, protocol: SonicProtocol = SonicProtocol()):
+        """``levels`` and ``protocol`` default to the benchmark's; tests pass a test integration
+        and a shorter time limit, which then run through exactly the benchmark's code."""
+        self.levels = {level.task: level for level in levels}
+        self.sonic_protocol = protocol
+
+    def tasks(self) -> list[str]:
+        return list(self.levels)
+
+    def level(self, task: str) -> Level:
+        """The level behind a task name."""
+        if task not in self.levels:
+            raise did_you_mean(f"task of suite '{self.name}'", task, self.levels)
+        return self.levels[task]
+
+    def protocol(self) -> dict[str, Any]:
+        import stable_retro
+
+        return {
+            "version": self.version,
+            "emulator": "stable-retro",
+            "stable_retro_version": stable_retro.__version__.strip(),
+            **self.sonic_protocol.as_dict(),
+            "episode_ends": "level completed (end offset), life lost, special stage (Sonic 2, 3&K), time limit",
+            "reward": "9000 * progress increase; + completion_bonus * (1 - frames / max_frames) on completion",
+            "end_offsets": "stable-retro contest scenario (script.lua level_max_x)",
+            "end_offsets_digest": end_offsets_digest(tuple(self.levels.values())),
+            "observation": "224x320x3 uint8 RGB screen",
+            "action": "Discrete(4096): the 12 Genesis buttons as bits (B, A, MODE, START, UP, DOWN, LEFT, "
+            "RIGHT, C, Y, X, Z), stable-retro FILTERED combinations",
+            "task_score": self.task_score_rule,
+            "aggregate": "mean of per-level scores",
+        }
+
+    def check_task_available(self, task: str) -> None:
+        """One-line ``UsageError`` if the game's ROM is missing or is not the right revision."""
+        level = self.level(task)
+        check_level_files(level.game, level.state)
+
+    def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SonicVectorEnv:
+        """One worker process per task; ``mode`` does not change the protocol."""
+        levels = [self.level(task) for task in tasks]
+        for task in dict.fromkeys(tasks):
+            self.check_task_available(task)
+        return SonicVectorEnv(levels, seed=seed, protocol=self.sonic_protocol)
+
+    def agent_wrappers(self, env: gym.vector.VectorEnv, agent: str) -> gym.vector.VectorEnv:
+        """The paper's preprocessing: 7 button combinations (JERK: 10), allow-backtracking
+        reward and PPO's reward scale for learners, 84x84 gray frames stacked 4; see
+        :func:`benchgen_sonic.wrappers.agent_wrappers`."""
+        from benchgen_sonic.wrappers import agent_wrappers  # imports OpenCV: only when needed
+
+        return agent_wrappers(env, agent)
+
+    def action_semantics(self) -> dict[str, int]:
+        """Indices in JERK's action set (``agent_wrappers(env, "jerk")``); left, right and jump
+        have the same indices in every agent's set."""
+        from benchgen_sonic.wrappers import ACTION_SEMANTICS
+
+        return dict(ACTION_SEMANTICS)

@@ -1,0 +1,152 @@
+"""The subprocess vector env and the suite's make_env/agent_wrappers, on Airstriker levels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchgen.suite import EpisodeEnd
+from benchgen_sonic.env import EPISODE_INFO_KEY, button_mask
+from benchgen_sonic.protocol import SonicProtocol
+from benchgen_sonic.suite import SonicSuite
+from benchgen_sonic.testing import airstriker_level
+from benchgen_sonic.wrappers import ACTION_SEMANTICS, JERK_COMBOS, PAPER_COMBOS, combo_masks
+
+RIGHT, NOOP = button_mask("RIGHT"), button_mask()  # the suite's Discrete(4096) actions
+
+# two levels: one completed after 5 timesteps of RIGHT, one never completed
+QUICK, ENDLESS = airstriker_level(100), airstriker_level(1000)
+
+
+@pytest.fixture
+def suite():
+    return SonicSuite(levels=[QUICK, ENDLESS], protocol=SonicProtocol(max_timesteps=30))
+
+
+@pytest.fixture
+def vec(suite):
+    env = suite.make_env([QUICK.task, ENDLESS.task], seed=5)
+    yield env
+    env.close()
+
+
+def test_contract_same_step_autoreset_and_episode_ends(vec):
+    assert vec.tasks == (QUICK.task, ENDLESS.task)
+    assert vec.metadata["autoreset_mode"].name == "SAME_STEP"
+    assert vec.frames_per_step == 4 and vec.num_envs == 2
+    assert vec.single_action_space.n == 4096  # the 12 buttons as bits
+    obs, infos = vec.reset()
+    assert obs.shape == (2, 224, 320, 3) and obs.dtype == np.uint8
+    first_obs = obs[0].copy()
+    ends: list[EpisodeEnd] = []
+    for t in range(30):
+        obs, rewards, terminated, truncated, infos = vec.step(np.array([RIGHT, NOOP]))
+        assert EPISODE_INFO_KEY not in infos.get("final_info", {})  # stripped before agents see it
+        assert set(infos) <= {"final_info", "_final_info", "final_obs", "_final_obs"}
+        new = vec.pop_episode_ends()
+        assert vec.pop_episode_ends() == []
+        for end in new:
+            assert terminated[end.env_index] or truncated[end.env_index]
+            # SAME_STEP: the returned observation starts the next episode, final_obs ends this one
+            assert infos["_final_obs"][end.env_index]
+        if t == 4:
+            assert [e.env_index for e in new] == [0]
+            assert np.array_equal(obs[0], first_obs) and not np.array_equal(infos["final_obs"][0], first_obs)
+        ends += new
+    completed = [e for e in ends if e.env_index == 0]
+    assert len(completed) == 6  # 30 steps / 5 steps per completion
+    assert all(e.end_reason == "completed" and e.length_frames == 20 and e.task == QUICK.task for e in completed)
+    assert completed[0].score == pytest.approx(9000 + 1000 * (1 - 20 / 120))
+    (limit,) = [e for e in ends if e.env_index == 1]
+    assert (limit.end_reason, limit.length_frames, limit.score) == ("time_limit", 120, 0.0)
+    assert limit.extras == {"x_progress": 0.0, "max_x_progress": 0.0, "timesteps": 30}
+    assert truncated[1] and not terminated[1]
+
+
+def test_reset_seed_makes_runs_reproducible(suite):
+    actions = np.random.default_rng(1).integers(0, 4096, size=(40, 2))
+
+    def run(seed):
+        env = suite.make_env([ENDLESS.task, ENDLESS.task], seed=seed)
+        try:
+            env.reset()
+            return [env.step(a)[1].tolist() for a in actions]
+        finally:
+            env.close()
+
+    first = run(9)
+    assert first == run(9)
+    # the two sub-environments get different seeds (seed, seed + 1): their sticky delays differ,
+    # so identical inputs give different trajectories somewhere
+    assert any(r[0] != r[1] for r in first)
+
+
+def test_make_env_checks_roms_first():
+    from benchgen.errors import UsageError
+
+    suite = SonicSuite()
+    with pytest.raises(UsageError, match="import-roms"):
+        suite.make_env(["sonic1-GreenHillZone.Act2"], seed=0)
+
+
+@pytest.fixture
+def steady_vec():
+    """Both levels without sticky delays, so that rewards are exact."""
+    suite = SonicSuite(levels=[QUICK, ENDLESS], protocol=SonicProtocol(max_timesteps=30, sticky_prob=0.0))
+    env = suite.make_env([QUICK.task, ENDLESS.task], seed=5)
+    yield env
+    env.close()
+
+
+def test_agent_wrappers_for_ppo(steady_vec, suite):
+    env = suite.agent_wrappers(steady_vec, "ppo")
+    assert env.single_action_space.n == 7
+    assert env.single_observation_space.shape == (4, 84, 84)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (2, 4, 84, 84) and obs.dtype == np.uint8
+    assert all(np.array_equal(obs[i, 0], obs[i, 3]) for i in range(2))  # stack starts with copies
+    right = PAPER_COMBOS.index(("RIGHT",))
+    left = PAPER_COMBOS.index(("LEFT",))
+    # RIGHT twice (+1800 each), LEFT (-1800: shaped to 0), RIGHT (back to the max: 0), RIGHT (+1800)
+    seq = [right, right, left, right, right]
+    shaped = [env.step(np.array([a, a]))[1][0] for a in seq]
+    assert shaped == pytest.approx([9.0, 9.0, 0.0, 0.0, 9.0])  # 1800 * 0.005
+
+
+def test_agent_wrappers_final_obs_is_a_stack(vec, suite):
+    env = suite.agent_wrappers(vec, "random")
+    env.reset(seed=0)
+    right = PAPER_COMBOS.index(("RIGHT",))
+    for t in range(5):
+        obs, rewards, terminated, truncated, infos = env.step(np.array([right, right]))
+    assert terminated[0]
+    assert rewards[0] == pytest.approx(1800 + 1000 * (1 - 20 / 120))  # raw reward for random
+    assert infos["final_obs"][0].shape == (4, 84, 84)
+    assert np.array_equal(obs[0, 0], obs[0, 3])  # the new episode's stack is fresh
+
+
+def test_jerk_gets_its_combinations_and_raw_reward(vec, suite):
+    env = suite.agent_wrappers(vec, "jerk")
+    sem = suite.action_semantics()
+    assert sem == ACTION_SEMANTICS and env.single_action_space.n == len(JERK_COMBOS)
+    masks = combo_masks(JERK_COMBOS)
+    assert masks[sem["right_jump"]] == 0b10000001  # bit 0 = B, bit 7 = RIGHT
+    assert masks[sem["noop"]] == 0
+    for name in ("left", "right", "jump"):  # same meaning in every agent's action set
+        assert JERK_COMBOS[sem[name]] == PAPER_COMBOS[sem[name]]
+    env.reset(seed=0)
+    _, rewards, *_ = env.step(np.array([sem["right"], sem["noop"]]))
+    assert rewards.tolist() == pytest.approx([1800.0, 0.0])
+
+
+def test_make_env_while_this_process_owns_an_emulator(level_env, suite):
+    """The parent never builds an emulator (gymnasium's AsyncVectorEnv asks its first env
+    factory for the spaces in the parent; ours answers without an emulator there)."""
+    single = level_env()
+    env = suite.make_env([QUICK.task], seed=0)
+    try:
+        obs, _ = env.reset()
+        assert obs.shape == (1, 224, 320, 3)
+        assert single.reset(seed=0)[0].shape == (224, 320, 3)
+    finally:
+        env.close()
