@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from benchgen.errors import UsageError, did_you_mean
+from benchgen.errors import UsageError, did_you_mean, read_yaml
 
 
 @dataclass
@@ -162,12 +162,7 @@ def parse_set_pairs(pairs: list[str]) -> dict[str, Any]:
 def load_config_file(path: str | Path) -> dict[str, Any]:
     """Read a YAML config file: a flat mapping, or ``{run: {...}, agent: {...}}``."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"config file {path} does not exist")
-    except yaml.YAMLError as exc:
-        raise UsageError(f"config file {path} does not parse as YAML ({str(exc).splitlines()[0]}); fix it and retry")
+    data = read_yaml(path, "config file")
     if data is None:
         return {}
     if not isinstance(data, dict):

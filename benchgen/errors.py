@@ -34,3 +34,21 @@ def did_you_mean(kind: str, name: str, choices: Iterable[str], hint: str = "") -
     if hint:
         msg += f" {hint}"
     return UsageError(msg)
+
+
+def read_yaml(path, what: str, missing_hint: str = ""):
+    """Parse a user's YAML file; a missing or malformed file is a one-line ``UsageError``.
+
+    ``what`` names the file in messages ("config file", "split file").
+    """
+    from pathlib import Path
+
+    import yaml
+
+    path = Path(path)
+    try:
+        return yaml.safe_load(path.read_text())
+    except (FileNotFoundError, IsADirectoryError):
+        raise UsageError(f"{what} {path} does not exist{missing_hint}")
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{what} {path} does not parse as YAML ({str(exc).splitlines()[0]}); fix it and retry")

@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import gymnasium as gym
-import yaml
 
-from benchgen.errors import UsageError
+from benchgen.errors import UsageError, read_yaml
 
 
 @dataclass
@@ -90,13 +89,7 @@ def load_split_yaml(path: str | Path, suite: str | None = None) -> Split:
     A file with ``tasks: [...]`` instead of train/test is a split whose tasks are all train tasks.
     """
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"split file {path} does not exist; pass a split name or an existing YAML file")
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0]
-        raise UsageError(f"split file {path} is not valid YAML ({first}); fix it and retry")
+    data = read_yaml(path, "split file", "; pass a split name or an existing YAML file")
     if not isinstance(data, dict):
         raise UsageError(f"split file {path} must be a mapping with 'train' and 'test' lists")
     allowed = {"suite", "name", "description", "train", "test", "tasks", "source"}
