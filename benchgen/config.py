@@ -179,8 +179,9 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
 
 def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: str) -> tuple[dict, dict]:
     """Route each key to the run config or the agent config; unknown keys are errors."""
-    run_fields = {f.name for f in dataclasses.fields(RunConfig)}
-    agent_fields = {f.name for f in dataclasses.fields(agent_config_class)}
+    # Derived fields (init=False, computed in __post_init__) are not settings.
+    run_fields = {f.name for f in dataclasses.fields(RunConfig) if f.init}
+    agent_fields = {f.name for f in dataclasses.fields(agent_config_class) if f.init}
     run_over: dict[str, Any] = {}
     agent_over: dict[str, Any] = {}
     for key, value in overrides.items():
@@ -206,7 +207,7 @@ def build_dataclass(cls: type, values: dict[str, Any], where: str) -> Any:
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):
-        if f.name in values:
+        if f.init and f.name in values:
             kwargs[f.name] = _coerce(values[f.name], hints.get(f.name, f.type), f"{f.name} ({where})")
     try:
         return cls(**kwargs)

@@ -12,6 +12,7 @@ A unit whose worker dies (killed, crashed) is retried from its last checkpoint u
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -74,9 +75,10 @@ def run_in_process(run_dir: Path, r: ResolvedRun, progress) -> None:
 
 
 # -- N local processes -------------------------------------------------------------------------
-def _unit_process(run_dir: str, unit_id: str) -> None:
+def _unit_process(run_dir: str, unit_id: str, threads: int) -> None:
     """Child process entry point: rebuild the run from its directory and execute one unit."""
-    import os
+    # Units share the cores: each gets its slice of math-library threads (torch, numpy/BLAS).
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
 
     from benchgen.registry import get_registry
 
@@ -115,7 +117,8 @@ def run_parallel(run_dir: Path, r: ResolvedRun, progress) -> None:
                 if not ready and not running:
                     return
                 for unit in ready[: max(0, r.run.jobs - len(running))]:
-                    proc = ctx.Process(target=_unit_process, args=(str(run_dir), unit.unit_id), daemon=False)
+                    threads = max(1, len(os.sched_getaffinity(0)) // r.run.jobs)
+                    proc = ctx.Process(target=_unit_process, args=(str(run_dir), unit.unit_id, threads), daemon=False)
                     proc.start()
                     running[unit.unit_id] = proc
                     if progress is not None:

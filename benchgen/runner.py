@@ -21,6 +21,7 @@ import importlib.metadata
 import json
 import math
 import platform
+import shutil
 import signal
 import sys
 import time
@@ -288,11 +289,41 @@ def _save_points(r: ResolvedRun, unit: Unit) -> list[int]:
     fps = r.suite.frames_per_step
     total = unit.budget_frames
     every = to_frames(r.suite, r.run.checkpoint_every) if r.run.checkpoint_every else max(fps, total // 20)
-    points = set(range(every, total, every))
-    if unit.phase in ("train", "finetune"):
-        scale = total / to_frames(r.suite, r.budget)
-        points |= {int(to_frames(r.suite, c) * scale) for c in r.checkpoints}
+    points = set(range(every, total, every)) | _reporting_frames(r, unit)
     return sorted(p for p in points if 0 < p < total)
+
+
+def _reporting_frames(r: ResolvedRun, unit: Unit) -> set[int]:
+    """The unit's reporting checkpoints in frames (their agent checkpoints are kept)."""
+    if unit.phase not in ("train", "finetune", "joint"):
+        return set()
+    scale = unit.budget_frames / to_frames(r.suite, r.budget)
+    return {int(to_frames(r.suite, c) * scale) for c in r.checkpoints}
+
+
+class _Saver:
+    """Writes the unit's checkpoints; keeps, for each reporting checkpoint, the first agent
+    checkpoint written at or past it (save points are crossed at the first vector step past them)."""
+
+    def __init__(self, agent, r, store, unit, unit_dir: Path, recorder):
+        self.args = (agent, r, store, unit, unit_dir)
+        self.recorder = recorder
+        self.pending = sorted(_reporting_frames(r, unit))
+        ckpt_dir = unit_dir / "checkpoints"
+        existing = sorted(int(p.name) for p in ckpt_dir.glob("*") if p.name.isdigit()) if ckpt_dir.is_dir() else []
+        self.kept: set[int] = set()
+        for point in list(self.pending):  # a resumed unit keeps what it kept before
+            at_or_past = [f for f in existing if f >= point]
+            if at_or_past and at_or_past[0] <= recorder.frames_done:
+                self.kept.add(at_or_past[0])
+                self.pending.remove(point)
+
+    def __call__(self) -> Path:
+        frames = self.recorder.frames_done
+        if any(p <= frames for p in self.pending):
+            self.pending = [p for p in self.pending if p > frames]
+            self.kept.add(frames)
+        return write_checkpoint(*self.args, frames, keep_frames=frozenset(self.kept))
 
 
 def build_agent(r: ResolvedRun, env) -> Agent:
@@ -308,14 +339,13 @@ def build_agent(r: ResolvedRun, env) -> Agent:
     return r.spec.factory(r.agent_config, env.single_observation_space, env.single_action_space, **kwargs)
 
 
-def write_checkpoint(agent: Agent, r: ResolvedRun, store: ResultsStore, unit: Unit, unit_dir: Path, frames: int) -> Path:
+def write_checkpoint(agent: Agent, r: ResolvedRun, store: ResultsStore, unit: Unit, unit_dir: Path, frames: int,
+                     keep_frames: frozenset[int] = frozenset()) -> Path:
     """Save the agent and the configs next to it; record it in the store last (atomic enough:
     a checkpoint directory without its store row is ignored on resume)."""
     path = unit_dir / "checkpoints" / f"{frames:012d}"
     tmp = path.with_name(path.name + ".tmp")
     if tmp.exists():
-        import shutil
-
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     agent.save(tmp)
@@ -326,11 +356,14 @@ def write_checkpoint(agent: Agent, r: ResolvedRun, store: ResultsStore, unit: Un
     }
     (tmp / CHECKPOINT_FILE).write_text(json.dumps(info, indent=2, default=str))
     if path.exists():
-        import shutil
-
         shutil.rmtree(path)
     tmp.rename(path)
     store.record_checkpoint(unit.unit_id, frames, str(path))
+    # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
+    # intermediate ones are deleted once a newer one is safely on disk and in the store.
+    for old in (unit_dir / "checkpoints").iterdir():
+        if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
+            shutil.rmtree(old, ignore_errors=True)
     return path
 
 
@@ -367,7 +400,7 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, sto
         elif unit.init_checkpoint:
             agent.load(Path(unit.init_checkpoint))
         writer = _tensorboard(run_dir, unit)
-        saver = lambda: write_checkpoint(agent, r, store, unit, unit_dir, recorder.frames_done)  # noqa: E731
+        saver = _Saver(agent, r, store, unit, unit_dir, recorder)
         ctx = UnitContext(recorder, unit, unit_dir, _save_points(r, unit), saver, writer, run_dir=run_dir)
         task_done.bind(recorder, ctx)
         ctx.progress = progress

@@ -129,3 +129,13 @@ def test_sigterm_saves_and_resume_completes(tmp_path):
     assert last_ckpt == frames_done, "a stop saves a checkpoint at the exact frame count"
     assert run_cli("resume", out, "--no-progress").returncode == 0
     _check_log(_episodes(out))
+
+
+def test_checkpoint_retention_keeps_latest_and_reporting_checkpoints(tmp_path):
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "8000", "--checkpoints", "2000,6000",
+                   "--out", out, "--no-progress", "--num-envs", "1")
+    assert proc.returncode == 0, proc.stderr
+    kept = sorted(int(p.name) for p in (out / "units" / "train-count-20-s0" / "checkpoints").iterdir())
+    # saved every budget/20 = 400 frames; kept: the two reporting checkpoints and the final one
+    assert kept == [2000, 6000, 8000]

@@ -1,0 +1,30 @@
+"""Rainbow-IQN: Rainbow with an implicit quantile head (SABER, Toromanoff et al. 2019, section 4).
+
+``config.py`` (torch-free) holds the settings; ``networks.py``, ``replay.py`` and ``agent.py``
+the algorithm. torch is imported only when an agent is built, so ``benchgen list`` stays fast.
+"""
+
+from __future__ import annotations
+
+from benchgen.agent import AgentSpec
+from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig
+
+
+def make_agent(config: RainbowIQNConfig, observation_space, action_space):
+    """Factory for the registry: builds :class:`~benchgen_agents.rainbow_iqn.agent.RainbowIQNAgent`."""
+    from benchgen_agents.rainbow_iqn.agent import RainbowIQNAgent
+
+    return RainbowIQNAgent(config, observation_space, action_space)
+
+
+SPECS = [
+    AgentSpec(
+        name="rainbow_iqn",
+        config_class=RainbowIQNConfig,
+        factory=make_agent,
+        description="Rainbow-IQN (SABER): IQN head, dueling noisy nets, double Q, 3-step PER replay",
+        default_num_envs=1,
+    )
+]
+
+__all__ = ["SPECS", "RainbowIQNConfig", "make_agent"]

@@ -1,0 +1,366 @@
+"""Rainbow-IQN (SABER section 4): the algorithm core, top to bottom.
+
+1. ``quantile_huber_loss``: the IQN loss (Dabney et al. 2018, eq. 3 with the quantile Huber
+   loss of eq. 10 of QR-DQN, Dabney et al. 2018a).
+2. ``RainbowIQNAgent.update``: one learner step, sampled from prioritized replay: double-Q
+   bootstrap action from the online net's mean over K quantiles, N' target quantiles from the
+   target net, N online quantiles, importance-weighted loss, new priorities from the loss.
+3. ``RainbowIQNAgent.learn``: the interaction loop: noisy-net exploration (no epsilon), replay
+   writes, one update every ``update_period_steps`` agent steps (summed over sub-environments),
+   target copies every ``target_update_steps`` agent steps.
+4. ``act`` (greedy: noise off, mean over K quantiles), ``save`` / ``load``.
+
+Config, network and replay live in ``config.py``, ``networks.py`` and ``replay.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from benchgen.agent import Agent, TrainingContext
+from benchgen.errors import UsageError
+from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig, check_replay_fits
+from benchgen_agents.rainbow_iqn.networks import IQNNetwork
+from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
+
+CHECKPOINT = "rainbow_iqn.pt"
+STATE_JSON = "rainbow_iqn.json"
+REPLAY_DIR = "replay"
+
+
+def quantile_huber_loss(quantiles: torch.Tensor, taus: torch.Tensor, targets: torch.Tensor, kappa: float) -> torch.Tensor:
+    """Per-sample IQN loss.
+
+    ``quantiles`` (B, N): Z_{tau_i}(x, a) of the online net at the sampled ``taus`` (B, N);
+    ``targets`` (B, N'): r + gamma^m Z_{tau'_j}(x', a*). With the TD errors
+    ``delta_ij = target_j - quantile_i`` (IQN eq. 3 and QR-DQN eq. 10)::
+
+        rho^kappa_tau(delta) = |tau - 1{delta < 0}| * L_kappa(delta) / kappa
+        L_kappa(delta) = delta^2 / 2 if |delta| <= kappa else kappa (|delta| - kappa / 2)
+        loss = sum_i (1/N') sum_j rho^kappa_{tau_i}(delta_ij)   (summed over N, averaged over N')
+    """
+    delta = targets.unsqueeze(1) - quantiles.unsqueeze(2)  # (B, N, N')
+    abs_delta = delta.abs()
+    huber = torch.where(abs_delta <= kappa, 0.5 * delta.pow(2), kappa * (abs_delta - 0.5 * kappa))
+    weight = (taus.unsqueeze(2) - (delta.detach() < 0).float()).abs()  # |tau_i - 1{delta_ij < 0}|
+    return (weight * huber / kappa).sum(dim=1).mean(dim=1)
+
+
+def check_spaces(observation_space: gym.Space, action_space: gym.Space, config: RainbowIQNConfig):
+    """Validate the spaces before anything is built; returns (obs_shape, storage dtype)."""
+    if not isinstance(action_space, gym.spaces.Discrete):
+        raise UsageError(f"rainbow_iqn needs a Discrete action space, got {action_space}")
+    shape = tuple(getattr(observation_space, "shape", None) or ())
+    dtype = getattr(observation_space, "dtype", None)
+    if isinstance(observation_space, gym.spaces.Box) and len(shape) == 3 and dtype == np.uint8:
+        if shape[-1] < shape[0] and shape[-1] in (1, 2, 3, 4):
+            raise UsageError(f"rainbow_iqn needs channel-first (C, H, W) images, got shape {shape} (channel-last?)")
+        if shape[0] % config.frame_stack:
+            raise UsageError(
+                f"observations have {shape[0]} channels, not a multiple of frame_stack={config.frame_stack}; "
+                "set frame_stack to the environment's stack size (1 if it does not stack frames)"
+            )
+        if min(shape[1:]) < 36:
+            raise UsageError(f"the Nature-DQN torso needs images of at least 36x36 pixels, got {shape[1]}x{shape[2]}")
+        return shape, np.uint8
+    if isinstance(observation_space, gym.spaces.Box) and len(shape) == 1 and np.issubdtype(dtype, np.floating):
+        return shape, np.float32
+    raise UsageError(
+        f"rainbow_iqn needs uint8 (C, H, W) image or flat float vector observations, got {observation_space}"
+    )
+
+
+def pick_device(name: str) -> torch.device:
+    """"auto": CUDA when available, else CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise UsageError(f"device={name} but torch sees no CUDA device; use device=auto or device=cpu")
+    return torch.device(name)
+
+
+class RainbowIQNAgent(Agent):
+    """Single-learner Rainbow-IQN; see the module docstring."""
+
+    def __init__(self, config: RainbowIQNConfig, observation_space: gym.Space, action_space: gym.Space):
+        super().__init__(config, observation_space, action_space)
+        self.obs_shape, self.obs_dtype = check_spaces(observation_space, action_space, config)
+        self.num_actions = int(action_space.n)
+        needed = PrioritizedReplay.estimate_bytes(config.replay_capacity, self.obs_shape, self.obs_dtype, config.frame_stack)
+        check_replay_fits(needed, config.replay_capacity, f"observations of shape {self.obs_shape}")
+        self.device = pick_device(config.device)
+        if self.device.type == "cpu":
+            # 0 = the machine's cores, or the share the runner gives a unit (OMP_NUM_THREADS, --jobs)
+            torch.set_num_threads(config.torch_threads or int(os.environ.get("OMP_NUM_THREADS", 0))
+                                  or len(os.sched_getaffinity(0)))
+        self.replay: PrioritizedReplay | None = None
+        self.counters = {
+            "agent_steps": 0,  # transitions taken, all sub-environments together
+            "updates": 0,  # learner updates done
+            "update_credit": 0,  # agent steps not yet paid for by an update
+            "target_syncs": 0,  # target copies done (one per target_update_steps agent steps)
+            "noise_epoch": -1,  # agent_steps // update_period_steps at the last acting-noise draw
+            "seeded": False,  # networks and RNGs drawn from the unit's seed
+        }
+        self._build(seed=0)
+
+    def _build(self, seed: int) -> None:
+        """Networks, optimizer and RNGs, all seeded from ``seed`` (the unit's seed on a fresh start)."""
+        cfg = self.config
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.online = IQNNetwork(self.obs_shape, self.num_actions, cfg).to(self.device)
+        self.target = copy.deepcopy(self.online).requires_grad_(False)
+        # fused Adam: one kernel for all parameters (same arithmetic as the loop implementation)
+        self.optimizer = torch.optim.Adam(self.online.parameters(), lr=cfg.learning_rate, eps=cfg.adam_eps, fused=True)
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.online.reset_noise(self.generator)
+        self.target.reset_noise(self.generator)
+
+    def _autocast(self):
+        """bfloat16 matrix products when ``precision="bfloat16"``, else a no-op context."""
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bfloat16")
+
+    def _taus(self, batch: int, count: int) -> torch.Tensor:
+        """tau ~ U(0, 1), one set per sample (IQN section 3)."""
+        return torch.rand(batch, count, generator=self.generator, device=self.device)
+
+    def _tensor(self, array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(array)).to(self.device, non_blocking=True)
+
+    # -- the learner update ------------------------------------------------------------------
+    @torch.no_grad()
+    def target_quantiles(self, next_obs: torch.Tensor, returns: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
+        """n-step distributional targets r + gamma^m Z_{tau'_j}(x', a*), shape (B, N')."""
+        cfg = self.config
+        B, N_, K = len(next_obs), cfg.num_tau_prime_samples, cfg.num_quantile_samples
+        # Bootstrap action a* = argmax_a (1/K) sum_k Z_{tau_k}(x', a): from the online net
+        # (double Q, van Hasselt et al. 2016; Rainbow) or from the target net (plain IQN).
+        selector = self.online if cfg.double_q else self.target
+        selector.reset_noise(self.generator)
+        with self._autocast():
+            next_action = selector(next_obs, self._taus(B, K)).mean(dim=1).argmax(dim=1)
+        # Target quantiles from the target network at N' fresh fractions tau'_j.
+        self.target.reset_noise(self.generator)
+        with self._autocast():
+            next_z = self.target(next_obs, self._taus(B, N_))  # (B, N', A)
+        next_z = next_z.gather(2, next_action.view(B, 1, 1).expand(B, N_, 1)).squeeze(2)
+        # Rainbow eq. 2 with IQN's samples: T Z_j = sum_{k<m} gamma^k r_{t+k} + gamma^m Z_{tau'_j}(x_{t+m}, a*),
+        # the discount being 0 after a terminal step (the replay computes returns and discounts).
+        return returns.unsqueeze(1) + discounts.unsqueeze(1) * next_z
+
+    def update(self, beta: float) -> tuple[float, float]:
+        """One gradient step on a prioritized batch; returns (mean loss, mean Q of taken actions)."""
+        cfg = self.config
+        batch = self.replay.sample(cfg.batch_size, beta, self.np_rng)
+        obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
+        actions = self._tensor(batch["actions"])
+        returns, discounts = self._tensor(batch["returns"]), self._tensor(batch["discounts"])
+        weights = self._tensor(batch["weights"])
+        B, N = cfg.batch_size, cfg.num_tau_samples
+
+        targets = self.target_quantiles(next_obs, returns, discounts)  # (B, N')
+
+        # Online quantiles Z_{tau_i}(x, a) at N fresh fractions, with fresh noise.
+        self.online.reset_noise(self.generator)
+        taus = self._taus(B, N)
+        with self._autocast():
+            z = self.online(obs, taus)
+        z = z.gather(2, actions.view(B, 1, 1).expand(B, N, 1)).squeeze(2)  # (B, N)
+        per_sample = quantile_huber_loss(z, taus, targets, cfg.kappa)
+        loss = (weights * per_sample).mean()  # PER: importance weights correct the sampling bias
+
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.max_grad_norm > 0:
+            torch.nn.utils.clip_grad_norm_(self.online.parameters(), cfg.max_grad_norm)
+        self.optimizer.step()
+
+        stats = torch.cat([per_sample.detach(), z.detach().mean().view(1)]).cpu().numpy()
+        self.replay.update_priorities(batch["indices"], stats[:-1])  # priorities from the per-sample loss
+        self.counters["updates"] += 1
+        return float(stats[:-1].mean()), float(stats[-1])
+
+    # -- acting -------------------------------------------------------------------------------
+    @torch.inference_mode()
+    def _argmax_actions(self, obs: np.ndarray) -> np.ndarray:
+        """argmax_a (1/K) sum_k Z_{tau_k}(x, a), with the online net's current noise setting."""
+        taus = self._taus(len(obs), self.config.num_quantile_samples)
+        with self._autocast():
+            q = self.online(self._tensor(obs), taus).mean(dim=1)
+        return q.argmax(dim=1).cpu().numpy()
+
+    def act(self, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
+        """Actions for a batch of observations. Greedy: noise off (evaluation); else the current
+        noisy policy (NoisyNet exploration)."""
+        obs = np.asarray(observations)
+        single = obs.shape == self.obs_shape
+        batch = obs[None] if single else obs
+        self.online.set_noise(not greedy)
+        try:
+            actions = self._argmax_actions(batch)
+        finally:
+            self.online.set_noise(True)
+        return actions[0] if single else actions
+
+    # -- the interaction loop -----------------------------------------------------------------
+    def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
+        cfg, c = self.config, self.counters
+        num_envs = self._check_env(env)
+        if not c["seeded"]:  # a fresh agent: everything from the unit's seed
+            self._build(ctx.seed)
+            c["seeded"] = True
+        if self.replay is None or self.replay.num_envs != num_envs:  # streams are per sub-environment:
+            self.replay = self._new_replay(num_envs)  # another env count starts an empty memory
+        budget = max(1, ctx.budget_steps)
+        # A resumed unit draws other episodes than the first attempt did.
+        obs, _ = env.reset(seed=int(ctx.seed) + int(ctx.steps_done))
+        for e in range(num_envs):
+            self.replay.start_episode(e, obs[e])
+        period, noise_stale = cfg.update_period_steps, True
+        log = {"loss": 0.0, "q": 0.0, "n": 0, "t": time.perf_counter()}
+
+        while not ctx.finished:
+            # NoisyNet exploration (no epsilon): a fresh noise sample every `period` agent steps
+            # (Rainbow) and after every update (whose forward passes drew their own noise).
+            if noise_stale or c["agent_steps"] // period != c["noise_epoch"]:
+                self.online.reset_noise(self.generator)
+                c["noise_epoch"], noise_stale = c["agent_steps"] // period, False
+            actions = self._argmax_actions(obs)
+            next_obs, rewards, terminated, truncated, infos = env.step(actions)
+            if (terminated | truncated).any() and "final_obs" not in infos:
+                raise UsageError("rainbow_iqn needs SAME_STEP autoreset with info['final_obs'] (the suite env contract)")
+            self.replay.add(obs, actions, rewards, terminated, truncated, next_obs, infos.get("final_obs"))
+            obs = next_obs
+            c["agent_steps"] += num_envs
+
+            # One update per `period` agent steps once the memory holds learning_starts transitions.
+            if self.replay.num_added >= cfg.learning_starts_steps and self.replay.num_valid > 0:
+                c["update_credit"] += num_envs
+                while c["update_credit"] >= period:
+                    c["update_credit"] -= period
+                    # beta annealed linearly from its start value to its end over the unit's budget
+                    progress = min(1.0, ctx.steps_done / budget)
+                    beta = cfg.priority_weight_start + (cfg.priority_weight_end - cfg.priority_weight_start) * progress
+                    loss, q = self.update(beta)
+                    noise_stale = True
+                    log["loss"] += loss
+                    log["q"] += q
+                    log["n"] += 1
+                    if log["n"] == cfg.log_every_updates:
+                        self._log(ctx, log, beta)
+
+            # Target network: a copy of the online net every target_update_steps agent steps.
+            if c["agent_steps"] // cfg.target_update_steps > c["target_syncs"]:
+                self.target.load_state_dict(self.online.state_dict())
+                c["target_syncs"] = c["agent_steps"] // cfg.target_update_steps
+            ctx.maybe_checkpoint()
+
+    def _log(self, ctx: TrainingContext, log: dict, beta: float) -> None:
+        now = time.perf_counter()
+        ctx.log_scalar("rainbow_iqn/loss", log["loss"] / log["n"])
+        ctx.log_scalar("rainbow_iqn/q_taken", log["q"] / log["n"])
+        ctx.log_scalar("rainbow_iqn/beta", beta)
+        ctx.log_scalar("rainbow_iqn/replay_transitions", self.replay.num_valid)
+        ctx.log_scalar("rainbow_iqn/updates_per_second", log["n"] / max(now - log["t"], 1e-9))
+        log.update(loss=0.0, q=0.0, n=0, t=now)
+
+    def _check_env(self, env: gym.vector.VectorEnv) -> int:
+        """The env must match the spaces the agent was built for and the frame unit of the config."""
+        if tuple(env.single_observation_space.shape) != self.obs_shape or env.single_action_space != self.action_space:
+            raise UsageError(
+                f"the environment's spaces ({env.single_observation_space}, {env.single_action_space}) "
+                f"differ from the agent's ({self.observation_space}, {self.action_space})"
+            )
+        mode = (getattr(env, "metadata", None) or {}).get("autoreset_mode")
+        if mode is not None and mode != gym.vector.AutoresetMode.SAME_STEP:
+            raise UsageError(f"rainbow_iqn needs a SAME_STEP autoreset vector env, got {mode}")
+        layer = env
+        for _ in range(64):  # the suite env's frames_per_step, under any wrappers
+            fps = getattr(layer, "frames_per_step", None)
+            if isinstance(fps, int):
+                if fps != self.config.frames_per_step:
+                    raise UsageError(
+                        f"the environment has {fps} frames per step but frames_per_step="
+                        f"{self.config.frames_per_step}; set frames_per_step={fps}"
+                    )
+                break
+            layer = getattr(layer, "env", None)
+            if layer is None:
+                break
+        return int(env.num_envs)
+
+    def _new_replay(self, num_envs: int) -> PrioritizedReplay:
+        cfg = self.config
+        return PrioritizedReplay(
+            cfg.replay_capacity, num_envs, self.obs_shape, self.obs_dtype, cfg.frame_stack, cfg.n_step, cfg.gamma,
+            cfg.priority_exponent, cfg.reward_clip, self.num_actions,
+        )
+
+    # -- checkpoints --------------------------------------------------------------------------
+    def save(self, directory: Path) -> None:
+        """Networks, optimizer, counters, every RNG, the config, and (``save_replay``) the memory."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        torch.save(
+            {
+                "online": self.online.state_dict(),
+                "target": self.target.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "generator": self.generator.get_state(),
+                "torch_global": torch.get_rng_state(),
+                "cuda_global": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+            },
+            directory / CHECKPOINT,
+        )
+        np_global = np.random.get_state()
+        state = {
+            "config": {f.name: getattr(self.config, f.name) for f in dataclasses.fields(self.config)},
+            "counters": self.counters,
+            "numpy_rng": self.np_rng.bit_generator.state,
+            "numpy_global": [np_global[0], np_global[1].tolist(), *np_global[2:]],
+            "python_random": random.getstate(),
+            "replay_saved": bool(self.config.save_replay and self.replay is not None),
+        }
+        (directory / STATE_JSON).write_text(json.dumps(state))
+        if state["replay_saved"]:
+            self.replay.save(directory / REPLAY_DIR)
+
+    def load(self, directory: Path) -> None:
+        """Restore what :meth:`save` wrote; training then continues exactly where it stopped."""
+        directory = Path(directory)
+        if not (directory / CHECKPOINT).is_file():
+            raise UsageError(f"{directory} holds no Rainbow-IQN checkpoint ({CHECKPOINT} is missing)")
+        ckpt = torch.load(directory / CHECKPOINT, map_location="cpu", weights_only=True)
+        state = json.loads((directory / STATE_JSON).read_text())
+        self.online.load_state_dict(ckpt["online"])
+        self.target.load_state_dict(ckpt["target"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.generator.set_state(ckpt["generator"])
+        torch.set_rng_state(ckpt["torch_global"])
+        if ckpt["cuda_global"] and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(ckpt["cuda_global"])
+        self.counters = dict(state["counters"])
+        self.np_rng.bit_generator.state = state["numpy_rng"]
+        kind, keys, *rest = state["numpy_global"]
+        np.random.set_state((kind, np.asarray(keys, np.uint32), *rest))
+        version, internal, gauss = state["python_random"]
+        random.setstate((version, tuple(internal), gauss))
+        saved_envs = PrioritizedReplay.saved_num_envs(directory / REPLAY_DIR) if state["replay_saved"] else None
+        if saved_envs is not None:
+            self.replay = self._new_replay(saved_envs)
+            self.replay.load(directory / REPLAY_DIR)
+        else:
+            self.replay = None  # a fresh memory refills before learning resumes

@@ -1,0 +1,204 @@
+"""Rainbow-IQN settings: every default is a paper's value, and every field names its source.
+
+Sources (see ``docs`` of the agents spec):
+
+* **SABER**: Toromanoff, Wirbel, Moutarde 2019, "Is Deep RL Really Superhuman on Atari?",
+  section 4 and its reference code (valeoai/rainbow-iqn-apex).
+* **IQN**: Dabney, Ostrovski, Silver, Munos 2018, "Implicit Quantile Networks for Distributional
+  Reinforcement Learning".
+* **Rainbow**: Hessel et al. 2018, "Rainbow: Combining Improvements in Deep RL", table 1.
+* **PER**: Schaul et al. 2016, "Prioritized Experience Replay".
+* **NoisyNet**: Fortunato et al. 2018, "Noisy Networks for Exploration".
+
+Budgets in the papers are emulator frames; the agent counts *agent steps* (one step = one
+transition of one sub-environment = ``frames_per_step`` emulator frames, 4 on Atari and Sonic).
+Frame-denominated settings end in ``_frames`` and are converted to agent steps in
+``__post_init__`` (the ``*_steps`` fields, which are derived and cannot be set).
+
+This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+from benchgen.errors import UsageError
+
+
+@dataclass
+class RainbowIQNConfig:
+    """Rainbow with its C51 head replaced by an implicit quantile network (SABER section 4)."""
+
+    # -- network --------------------------------------------------------------------------
+    hidden_size: int = 512
+    """Units of the hidden noisy layer of each dueling stream (Rainbow; Wang et al. 2016)."""
+    mlp_hidden_size: int = 256
+    """Width of the two-layer MLP torso used instead of the Nature CNN when observations are flat
+    vectors (benchgen's choice for non-pixel tasks; no paper value)."""
+    noisy_sigma0: float = 0.5
+    """Initial noise scale of factorised noisy layers, sigma_i = sigma0 / sqrt(fan_in)
+    (NoisyNet, Rainbow: 0.5; the SABER reference code used 0.1)."""
+    cosine_embedding_dim: int = 64
+    """Cosines cos(pi * i * tau), i = 1..n, embedding each sampled tau (IQN: n = 64)."""
+    num_tau_samples: int = 64
+    """N: quantile fractions sampled for the online net's current-state quantiles (IQN: 64)."""
+    num_tau_prime_samples: int = 64
+    """N': quantile fractions sampled for the target quantiles (IQN: 64)."""
+    num_quantile_samples: int = 32
+    """K: quantile fractions averaged to estimate Q when acting and for the double-Q argmax
+    (IQN: 32)."""
+    kappa: float = 1.0
+    """Huber threshold of the quantile Huber loss (IQN: 1)."""
+    frame_stack: int = 4
+    """Frames stacked along the observation's channel axis (DQN/Rainbow: 4). The replay stores
+    each frame once and rebuilds the stack; 1 stores every observation whole (set it for image
+    observations that are not a sliding frame stack)."""
+
+    # -- return and targets ---------------------------------------------------------------
+    gamma: float = 0.99
+    """Discount factor (Rainbow, IQN: 0.99)."""
+    n_step: int = 3
+    """Multi-step return length (Rainbow: 3)."""
+    double_q: bool = True
+    """Pick the bootstrap action with the online net and evaluate it with the target net
+    (double DQN, part of Rainbow and SABER's Rainbow-IQN)."""
+    reward_clip: float = 1.0
+    """Rewards are clipped to [-reward_clip, reward_clip] for learning only; 0 disables
+    (DQN/Rainbow/SABER: 1). Recorded scores are never clipped."""
+
+    # -- prioritized replay ---------------------------------------------------------------
+    replay_capacity: int = 1_000_000
+    """Transitions the replay memory holds, over all sub-environments (Rainbow, SABER: 1M)."""
+    priority_exponent: float = 0.2
+    """omega: sampling probability proportional to priority**omega (SABER: 0.2, tuned down from
+    Rainbow's 0.5 because the IQN loss is more spread out)."""
+    priority_weight_start: float = 0.4
+    """beta at the start: importance-sampling exponent, annealed linearly to
+    ``priority_weight_end`` over the unit's budget (Rainbow, PER: 0.4 -> 1)."""
+    priority_weight_end: float = 1.0
+    """beta at the end of the budget (PER, Rainbow: 1)."""
+    save_replay: bool = False
+    """Write the replay memory into checkpoints (up to ~7 GB on Atari) so that a resumed run
+    continues exactly; without it a resumed run refills the memory before learning again
+    (benchgen setting)."""
+
+    # -- optimisation and schedule --------------------------------------------------------
+    learning_rate: float = 5e-5
+    """Adam learning rate (IQN: 5e-5; SABER found it slightly better than Rainbow's 6.25e-5)."""
+    adam_eps: float = 3.125e-4
+    """Adam epsilon (IQN: 0.01 / 32 = 3.125e-4; SABER code)."""
+    batch_size: int = 32
+    """Transitions per learner update (Rainbow, IQN, SABER: 32)."""
+    max_grad_norm: float = 0.0
+    """Clip the gradient's global norm to this value; 0 disables (SABER code and IQN: no
+    clipping; the Rainbow PyTorch code SABER started from clipped at 10)."""
+    frames_per_step: int = 4
+    """Emulator frames per agent step, used to convert ``*_frames`` settings to agent steps
+    (Atari action repeat: 4). Must match the environment's ``frames_per_step`` when it has one."""
+    learning_starts_frames: int = 80_000
+    """No learning before the replay holds this many frames' worth of transitions (Rainbow:
+    80K frames = 20K agent steps)."""
+    update_period_steps: int = 4
+    """One learner update per this many agent steps, counted over all sub-environments together
+    (Rainbow; SABER locks one learner step to every 4 actor steps)."""
+    target_update_frames: int = 32_000
+    """Copy the online net into the target net every this many frames (Rainbow: 32K frames =
+    8K agent steps)."""
+
+    # -- runtime --------------------------------------------------------------------------
+    device: str = "auto"
+    """Torch device: "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N"."""
+    torch_threads: int = 0
+    """CPU threads for torch (0: every core this process may use)."""
+    precision: str = "float32"
+    """Matrix products in "float32" (as in the papers) or "bfloat16" (torch autocast; losses stay
+    float32): about 3x faster learner updates on CPUs with AMX/AVX512-BF16 and on recent GPUs,
+    at about 3 significant digits per product (benchgen setting)."""
+    log_every_updates: int = 250
+    """Log loss and Q statistics (TensorBoard) averaged over this many learner updates."""
+
+    # -- derived (computed in __post_init__, not settable) -----------------------------------
+    learning_starts_steps: int = field(init=False)
+    """``learning_starts_frames`` in agent steps."""
+    target_update_steps: int = field(init=False)
+    """``target_update_frames`` in agent steps."""
+
+    def __post_init__(self) -> None:
+        self._validate()
+        self.learning_starts_steps = self.learning_starts_frames // self.frames_per_step
+        self.target_update_steps = max(1, self.target_update_frames // self.frames_per_step)
+        if self.learning_starts_steps > self.replay_capacity:
+            raise UsageError(
+                f"learning_starts_frames={self.learning_starts_frames} is more than the replay holds "
+                f"({self.replay_capacity} transitions x {self.frames_per_step} frames); lower it or raise replay_capacity"
+            )
+
+    def _validate(self) -> None:
+        positive_ints = (
+            "hidden_size", "mlp_hidden_size", "cosine_embedding_dim", "num_tau_samples", "num_tau_prime_samples",
+            "num_quantile_samples", "frame_stack", "n_step", "replay_capacity", "batch_size", "frames_per_step",
+            "update_period_steps", "target_update_frames", "log_every_updates",
+        )
+        for name in positive_ints:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"{name} must be a positive integer, not {value!r}")
+        for name in ("learning_starts_frames", "torch_threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise UsageError(f"{name} must be a non-negative integer, not {value!r}")
+        checks = [
+            ("gamma", 0.0 <= self.gamma <= 1.0, "in [0, 1]"),
+            ("kappa", self.kappa > 0, "positive"),
+            ("noisy_sigma0", self.noisy_sigma0 >= 0, "non-negative"),
+            ("reward_clip", self.reward_clip >= 0, "non-negative (0 disables clipping)"),
+            ("priority_exponent", self.priority_exponent >= 0, "non-negative (0 = uniform replay)"),
+            ("priority_weight_start", 0.0 <= self.priority_weight_start <= 1.0, "in [0, 1]"),
+            ("priority_weight_end", 0.0 <= self.priority_weight_end <= 1.0, "in [0, 1]"),
+            ("learning_rate", self.learning_rate > 0, "positive"),
+            ("adam_eps", self.adam_eps > 0, "positive"),
+            ("max_grad_norm", self.max_grad_norm >= 0, "non-negative (0 disables clipping)"),
+        ]
+        for name, ok, what in checks:
+            if not ok or not math.isfinite(float(getattr(self, name))):
+                raise UsageError(f"{name} must be {what}, not {getattr(self, name)!r}")
+        if self.precision not in ("float32", "bfloat16"):
+            raise UsageError(f"precision must be 'float32' or 'bfloat16', not {self.precision!r}")
+        dev = self.device
+        if not (dev in ("auto", "cpu", "cuda") or (dev.startswith("cuda:") and dev[5:].isdigit())):
+            raise UsageError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', not {dev!r}")
+
+
+def available_memory_bytes() -> int | None:
+    """Memory this machine can still give (Linux MemAvailable; psutil or sysconf elsewhere)."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import psutil  # optional
+
+        return int(psutil.virtual_memory().available)
+    except Exception:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_replay_fits(needed_bytes: int, capacity: int, what: str) -> None:
+    """Raise ``UsageError`` when a replay of ``needed_bytes`` would not fit in available memory."""
+    available = available_memory_bytes()
+    if available is not None and needed_bytes > available:
+        gib = 1024**3
+        fits = int(capacity * available / needed_bytes)
+        raise UsageError(
+            f"replay_capacity={capacity} needs {needed_bytes / gib:.1f} GiB for {what} but only "
+            f"{available / gib:.1f} GiB is available; set replay_capacity to at most {fits}"
+        )
