@@ -287,7 +287,7 @@ def _execute(run_dir: Path, resolved) -> int:
 
 
 def cmd_score(args) -> int:
-    from benchgen.scoring import read_score_csv
+    from benchgen.scoring import read_score_csv, strict_json
 
     reg = args.registry
     suite = reg.suite(args.suite)
@@ -296,7 +296,7 @@ def cmd_score(args) -> int:
     scorer = reg.scorer(suite)
     result = scorer.score(raw, args.baseline)
     if args.json:
-        print(json.dumps(result, default=_json_default, allow_nan=True))
+        print(json.dumps(strict_json(result), default=_json_default, allow_nan=False))
     else:
         print(scorer.format_table(result))
     return 0

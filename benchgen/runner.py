@@ -172,6 +172,7 @@ def create_run_dir(registry: Registry, r: ResolvedRun, out: Path) -> Path:
         "frames_per_step": r.suite.frames_per_step,
         "checkpoints": r.checkpoints,
         "protocol": r.suite.protocol(),
+        "suite_version": r.suite.version,
         "task_score_rule": r.suite.task_score_rule,
         "episode_fields": list(r.suite.episode_fields),
         "plugins": registry.plugin_versions(),

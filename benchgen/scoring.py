@@ -86,6 +86,7 @@ class ReferenceScores:
     scores: dict[str, float]
     """task -> raw score (at ``checkpoint`` if the table has several)."""
     description: str = ""
+    """One line for reports: who measured it, where it was published."""
     by_checkpoint: dict[str, dict[str, float]] = field(default_factory=dict)
     """Optional: checkpoint label (e.g. '10M') -> task -> raw score."""
     aggregate: float | None = None
@@ -144,6 +145,8 @@ class Scorer:
         Tasks without a random score or a reference score are reported raw and left out of the
         aggregates; the result lists them under ``unnormalized``.
         """
+        if not self.references and baseline is None:
+            return raw_summary(raw)
         ref = self.reference(baseline)
         per_task: dict[str, float] = {}
         unnormalized: dict[str, float] = {}
@@ -165,12 +168,35 @@ class Scorer:
         return result
 
 
+def raw_summary(raw: Mapping[str, float]) -> dict:
+    """Aggregates of raw scores, for a suite with no reference to normalize against: the same
+    keys as a normalized result, with empty classes (reports then print raw means)."""
+    values = list(raw.values())
+    return {
+        "n_tasks": len(values),
+        "median": float(np.median(values)) if values else float("nan"),
+        "mean": float(np.mean(values)) if values else float("nan"),
+        "classes": {},
+        "baseline": "raw",
+        "normalization": "none",
+        "per_task": dict(raw),
+        "per_task_class": {},
+        "raw": dict(raw),
+        "unnormalized": {},
+    }
+
+
 def format_score_table(result: dict) -> str:
     """Text table of :meth:`Scorer.score` output (``benchgen score``)."""
 
     def fmt(v: float) -> str:
         return "inf" if math.isinf(v) else f"{v:,.1f}"
 
+    if not result["classes"]:  # raw scores only
+        lines = [f"{task:24} {fmt(v):>14}" for task, v in result["raw"].items()]
+        lines.append(f"\n{result['n_tasks']} tasks, raw scores (no reference to normalize against): "
+                     f"mean {fmt(result['mean'])}, median {fmt(result['median'])}")
+        return "\n".join(lines)
     lines = [f"{'task':24} {'raw':>14} {'normalized':>11}  class"]
     for task, raw in result["raw"].items():
         if task in result["per_task"]:
@@ -224,3 +250,21 @@ def read_score_csv(path: str | Path) -> dict[str, float]:
     if not scores:
         raise UsageError(f"{path}: no rows; give one task,score row per task")
     return scores
+
+
+def strict_json(value):
+    """A copy of ``value`` that strict JSON parsers accept: infinities become the string
+    ``"inf"`` / ``"-inf"`` (infinite gameplay), NaN becomes ``null``."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    if isinstance(value, np.generic):
+        return strict_json(value.item())
+    return value

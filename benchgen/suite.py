@@ -67,10 +67,15 @@ class Split:
     """A named set of tasks of one suite, divided into train and test tasks."""
 
     suite: str
+    """The suite whose tasks the split names."""
     name: str
+    """Name used with ``--split``."""
     train: tuple[str, ...]
+    """Tasks to train on (a from-scratch run plays train and test tasks alike)."""
     test: tuple[str, ...] = ()
+    """Held-out tasks: zero-shot and fine-tuning targets of joint agents; disjoint from train."""
     description: str = ""
+    """One line for ``benchgen list SUITE``."""
     source: str = ""
     """Where the split was read from (a file path), for run metadata."""
 

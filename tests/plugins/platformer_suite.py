@@ -3,7 +3,8 @@
 Task "walls-G": the player starts at x = 0 and must reach x = 200 within 300 timesteps. Moving
 right adds 2 to x, left subtracts 2; a wall stands every G pixels and blocks a move unless the
 jump button is held. The reward is the progress x_t - x_{t-1} (so going left is negative, as in
-Sonic), plus a completion bonus of 100 * (1 - t / 300) on reaching the end. With probability 0.25
+Sonic), plus a completion bonus of 100 * (1 - t / 300) on reaching the end. Task "sprint-G" is
+the same with x = 40 to reach within 40 timesteps (cheap episodes for slow agents' tests). With probability 0.25
 an action is "sticky": the previous action is applied instead (Sonic's sticky frame skip, in
 spirit). Observations are 84x84 images stacked 4 deep, oldest first (each shows the player's
 column and the walls), so the Nature CNN applies. ``action_semantics()`` names right/left/jump, so
@@ -20,9 +21,9 @@ import numpy as np
 import benchgen
 from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
 
-TASKS = ["walls-30", "walls-40", "walls-50"]
-END_X = 200
-MAX_STEPS = 300
+TASKS = ["walls-30", "walls-40", "walls-50", "sprint-10", "sprint-15", "sprint-20"]
+#: task kind -> (end x, time limit in timesteps)
+KINDS = {"walls": (200, 300), "sprint": (40, 40)}
 SIZE = 84
 #: action index -> (dx, jump)
 ACTIONS = [(0, False), (-2, False), (2, False), (0, True), (-2, True), (2, True)]
@@ -41,6 +42,8 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self.gaps = np.array([int(t.split("-")[1]) for t in self.tasks])
+        self.end_x = np.array([KINDS[t.split("-")[0]][0] for t in self.tasks])
+        self.max_steps = np.array([KINDS[t.split("-")[0]][1] for t in self.tasks])
         self.rng = np.random.default_rng(seed)
         self.x = np.zeros(self.num_envs, int)
         self.t = np.zeros(self.num_envs, int)
@@ -53,9 +56,10 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         for i in which:
             self.frames[i, :-1] = self.frames[i, 1:].copy()  # a sliding stack, newest frame last
             self.frames[i, -1] = 0
-            walls = np.arange(self.gaps[i], END_X, self.gaps[i]) * (SIZE - 1) // END_X
+            end = self.end_x[i]
+            walls = np.arange(self.gaps[i], end, self.gaps[i]) * (SIZE - 1) // end
             self.frames[i, -1, SIZE - 8:, walls] = 128
-            self.frames[i, -1, :, min(SIZE - 1, self.x[i] * (SIZE - 1) // END_X)] = 255
+            self.frames[i, -1, :, min(SIZE - 1, self.x[i] * (SIZE - 1) // end)] = 255
 
     def _restart(self, which) -> None:
         self.x[which] = self.t[which] = self.prev[which] = 0
@@ -79,17 +83,18 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         reward = np.zeros(self.num_envs)
         for i, a in enumerate(applied):
             dx, jump = ACTIONS[int(a)]
-            new_x = int(np.clip(self.x[i] + dx, 0, END_X))
-            crossing = [w for w in range(self.gaps[i], END_X, self.gaps[i]) if min(self.x[i], new_x) < w <= max(self.x[i], new_x)]
+            new_x = int(np.clip(self.x[i] + dx, 0, self.end_x[i]))
+            crossing = [w for w in range(self.gaps[i], self.end_x[i], self.gaps[i])
+                        if min(self.x[i], new_x) < w <= max(self.x[i], new_x)]
             if crossing and not jump:
                 new_x = self.x[i]  # a wall: only a jump gets over it
             reward[i] = new_x - self.x[i]
             self.x[i] = new_x
         self.t += 1
-        completed = self.x >= END_X
-        reward = reward + np.where(completed, 100.0 * (1 - self.t / MAX_STEPS), 0.0)
+        completed = self.x >= self.end_x
+        reward = reward + np.where(completed, 100.0 * (1 - self.t / self.max_steps), 0.0)
         self.score += reward
-        truncated = (self.t >= MAX_STEPS) & ~completed
+        truncated = (self.t >= self.max_steps) & ~completed
         done = completed | truncated
         self._draw(range(self.num_envs))
         info = {}
@@ -123,7 +128,7 @@ class PlatformerSuite(Suite):
         return list(TASKS)
 
     def protocol(self):
-        return {"version": "1", "frames_per_step": 4, "end_x": END_X, "max_steps": MAX_STEPS}
+        return {"version": "1", "frames_per_step": 4, "kinds": {k: list(v) for k, v in KINDS.items()}}
 
     def make_env(self, tasks, seed, *, mode="train"):
         return PlatformerVectorEnv(tasks, seed)
@@ -144,4 +149,5 @@ def benchgen_suites():
 def benchgen_splits(suite):
     if suite.name != "platformer":
         return []
-    return [Split("platformer", "all", ("walls-30", "walls-40"), ("walls-50",), description="2 train, 1 test")]
+    return [Split("platformer", "all", ("walls-30", "walls-40"), ("walls-50",), description="2 train, 1 test"),
+            Split("platformer", "sprint", ("sprint-10", "sprint-15"), ("sprint-20",), description="short episodes")]

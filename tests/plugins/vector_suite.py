@@ -1,0 +1,124 @@
+"""A scripted suite with flat float observations, for agents with an MLP path (Ape-X tests).
+
+Task "chain-L": a chain of L steps. The observation is (t / L, one-hot of the last action, 1).
+Action 1 gives reward 1 and action 0 gives 0.2; action 2 ends the episode at once
+("game_over", reward 0); otherwise the episode ends after L steps ("time_limit", a truncation).
+Cheap on purpose: thousands of steps per second, short episodes, tiny networks.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import gymnasium as gym
+import numpy as np
+
+import benchgen
+from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
+
+TASKS = ["chain-8", "chain-12", "chain-20"]
+OBS_SIZE = 5
+
+
+class ChainVectorEnv(SuiteVectorEnv):
+    frames_per_step = 4
+
+    def __init__(self, tasks: Sequence[str], seed: int):
+        self.tasks = list(tasks)
+        self.num_envs = len(tasks)
+        self.single_observation_space = gym.spaces.Box(-1, 1, (OBS_SIZE,), np.float32)
+        self.single_action_space = gym.spaces.Discrete(3)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
+        self.limits = np.array([int(t.split("-")[1]) for t in self.tasks])
+        self.t = np.zeros(self.num_envs, int)
+        self.last = np.zeros(self.num_envs, int)
+        self.score = np.zeros(self.num_envs)
+        self._ends: list[EpisodeEnd] = []
+
+    def _obs(self):
+        obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
+        obs[:, 0] = self.t / self.limits
+        obs[np.arange(self.num_envs), 1 + self.last] = 1.0
+        obs[:, 4] = 1.0
+        return obs
+
+    def reset(self, *, seed=None, options=None):
+        self.t[:] = 0
+        self.last[:] = 0
+        self.score[:] = 0
+        return self._obs(), {}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        reward = np.where(actions == 1, 1.0, np.where(actions == 0, 0.2, 0.0))
+        self.t += 1
+        self.last = actions % 3
+        self.score += reward
+        terminated = actions == 2
+        truncated = (self.t >= self.limits) & ~terminated
+        done = terminated | truncated
+        info = {}
+        if done.any():
+            info["final_obs"] = self._obs()
+            for i in np.flatnonzero(done):
+                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self.score[i]), int(self.t[i]) * 4,
+                                             "game_over" if terminated[i] else "time_limit"))
+            self.t[done] = 0
+            self.last[done] = 0
+            self.score[done] = 0
+        return self._obs(), reward, terminated, truncated, info
+
+    def pop_episode_ends(self):
+        ends, self._ends = self._ends, []
+        return ends
+
+
+class ChainSuite(Suite):
+    name = "chain"
+    description = "scripted flat-vector suite (agent tests)"
+    budget_unit = "frames"
+    default_budget = 4000
+    default_checkpoints = (2000, 4000)
+    default_num_envs = 1
+    end_reasons = ("game_over", "time_limit")
+    default_split = "all"
+
+    def tasks(self):
+        return list(TASKS)
+
+    def protocol(self):
+        return {"version": "1", "frames_per_step": 4}
+
+    def make_env(self, tasks, seed, *, mode="train"):
+        return ChainVectorEnv(tasks, seed)
+
+
+SUITE = ChainSuite()
+
+
+class ChainEnvFactory:
+    """A picklable ``factory(num_envs, seed) -> (env, collector)`` like the runner's
+    ``ActorEnvFactory``, without a run directory (for driving a learner in-process)."""
+
+    def __init__(self, task: str = "chain-8"):
+        self.task = task
+
+    def __call__(self, num_envs: int, seed: int):
+        from benchgen.recorder import EpisodeCollector
+
+        collector = EpisodeCollector(SUITE.make_env([self.task] * num_envs, seed))
+        return collector, collector
+
+
+@benchgen.hookimpl
+def benchgen_suites():
+    return [SUITE]
+
+
+@benchgen.hookimpl
+def benchgen_splits(suite):
+    if suite.name != "chain":
+        return []
+    return [Split("chain", "all", tuple(TASKS))]
