@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 import benchgen
+from benchgen.errors import UsageError
 from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
 
 TASKS = ["chain-8", "chain-12", "chain-20"]
@@ -92,6 +93,9 @@ class ChainSuite(Suite):
         return {"version": "1", "frames_per_step": 4}
 
     def make_env(self, tasks, seed, *, mode="train"):
+        for task in tasks:
+            if task not in TASKS:
+                raise UsageError(f"unknown chain task '{task}'")
         return ChainVectorEnv(tasks, seed)
 
 

@@ -1,0 +1,92 @@
+"""PPO settings (torch-free, so ``benchgen list`` stays fast).
+
+Defaults are the RL Zoo's Atari hyperparameters for stable-baselines3 PPO (``hyperparams/ppo.yml``,
+entry ``atari``): 8 environments, horizon 128, 4 epochs, minibatch 256, lr 2.5e-4 and clip 0.1
+both decayed linearly to 0, value coefficient 0.5, entropy coefficient 0.01, gamma 0.99,
+GAE lambda 0.95. They follow Schulman et al. 2017, table 5 (which used 3 epochs and a value
+coefficient of 1).
+Per-suite overrides live in ``defaults/<suite>.yaml`` next to this file (Sonic: the settings of
+Nichol et al. 2018, "Gotta Learn Fast").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+POLICIES = ("auto", "CnnPolicy", "MlpPolicy")
+SCHEDULES = ("linear", "constant")
+
+
+@dataclass
+class PPOConfig:
+    """stable-baselines3 PPO as a benchgen agent. Every field maps onto an SB3 PPO argument unless
+    said otherwise."""
+
+    policy: str = "auto"
+    """'CnnPolicy' (Nature-DQN CNN torso, Mnih et al. 2015, on channel-first uint8 frames / 255),
+    'MlpPolicy', or 'auto': the CNN for image observations at least 36x36 pixels (the smallest the
+    Nature CNN's 8x8/4, 4x4/2, 3x3/1 convolutions accept), the MLP otherwise."""
+    n_steps: int = 128
+    """Horizon T: steps per sub-environment per rollout (RL Zoo Atari 128; Sonic paper 8192)."""
+    batch_size: int = 256
+    """Minibatch size, in transitions over all sub-environments (RL Zoo Atari 256; Sonic 8192)."""
+    n_epochs: int = 4
+    """Optimisation epochs over each rollout (RL Zoo Atari 4; Sonic 4)."""
+    learning_rate: float = 2.5e-4
+    """Adam step size at the start of the unit (RL Zoo Atari 2.5e-4; Sonic 2e-4, the
+    OpenAI retro-baselines PPO agent's value: sonic.md does not state one)."""
+    lr_schedule: str = "linear"
+    """'linear': decay to 0 over the unit's budget (RL Zoo 'lin_2.5e-4'); 'constant'."""
+    clip_range: float = 0.1
+    """PPO clipping epsilon at the start of the unit (RL Zoo Atari 0.1; Sonic 0.2)."""
+    clip_schedule: str = "linear"
+    """'linear': decay to 0 over the unit's budget (RL Zoo 'lin_0.1'); 'constant'."""
+    gamma: float = 0.99
+    """Discount factor (both sources 0.99)."""
+    gae_lambda: float = 0.95
+    """GAE lambda (both sources 0.95)."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient (RL Zoo Atari 0.01; Sonic 0.001)."""
+    vf_coef: float = 0.5
+    """Value-loss coefficient (RL Zoo Atari 0.5; SB3 default)."""
+    max_grad_norm: float = 0.5
+    """Gradient-norm clip (SB3 / OpenAI baselines default 0.5)."""
+    normalize_advantage: bool = True
+    """Normalise advantages per minibatch (SB3 / baselines default)."""
+    target_kl: float | None = None
+    """Stop an update's epochs early past this approximate KL (None: never, as in the papers)."""
+    clip_reward: bool = True
+    """Replace each learning reward by its sign (RL Zoo's AtariWrapper ``clip_reward``, Mnih et al.
+    2015). Learning only: the suite records raw scores below the agent. Off on Sonic, whose agent
+    wrapper scales rewards by 0.005 instead."""
+    deterministic_eval: bool = False
+    """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
+    the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
+    argmax policies get stuck, e.g. never pressing FIRE); True takes the most probable action."""
+    features_dim: int = 512
+    """Width of the CNN's fully connected layer (Nature CNN: 512)."""
+    device: str = "auto"
+    """torch device: 'auto' (CUDA if available), 'cpu', 'cuda', 'cuda:1'..."""
+    torch_threads: int = 0
+    """torch intra-op threads (0: torch's default)."""
+    log_interval: int = 1
+    """Write SB3's training statistics to TensorBoard every this many rollouts."""
+
+    def __post_init__(self) -> None:
+        # Fail fast, with what to do (SB3 would fail later, deep in a learn call).
+        if self.policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not '{self.policy}'")
+        for name in ("lr_schedule", "clip_schedule"):
+            if getattr(self, name) not in SCHEDULES:
+                raise ValueError(f"{name} must be 'linear' or 'constant', not '{getattr(self, name)}'")
+        for name in ("n_steps", "batch_size", "n_epochs", "features_dim", "log_interval"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)}")
+        if self.batch_size < 2:
+            raise ValueError("batch_size must be at least 2 (advantages are normalised per minibatch)")
+        if not (0 < self.learning_rate and 0 < self.clip_range):
+            raise ValueError("learning_rate and clip_range must be positive")
+        if not (0 <= self.gamma <= 1 and 0 <= self.gae_lambda <= 1):
+            raise ValueError("gamma and gae_lambda must lie in [0, 1]")
+        if self.torch_threads < 0:
+            raise ValueError("torch_threads must be >= 0 (0: torch's default)")

@@ -1,0 +1,159 @@
+"""Joint agents (Nichol et al. 2018): ``ppo_joint`` and ``rainbow_joint`` specs, and the runner's
+joint -> zero-shot -> fine-tune chain end to end, checked in the results store: episodes per
+phase and task, per-task scores in the report, and checkpoint provenance."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from benchgen_agents import joint, ppo
+from tests.conftest import run_cli
+
+TEST_PLUGINS = "tests.plugins.toy_suite,tests.plugins.platformer_suite"
+
+
+def test_joint_specs_share_the_single_task_algorithms():
+    specs = {s.name: s for s in joint.SPECS}
+    base = ppo.SPECS[0]
+    pj = specs["ppo_joint"]
+    assert pj.joint and not base.joint
+    assert (pj.config_class, pj.factory, pj.suite_defaults, pj.default_num_envs) == (
+        base.config_class, base.factory, base.suite_defaults, base.default_num_envs)
+    if importlib.util.find_spec("benchgen_agents.rainbow_iqn") is not None:
+        from benchgen_agents.rainbow_iqn import SPECS as RAINBOW
+
+        rj = specs["rainbow_joint"]
+        assert rj.joint and (rj.config_class, rj.factory) == (RAINBOW[0].config_class, RAINBOW[0].factory)
+
+
+def _store(out: Path):
+    conn = sqlite3.connect(out / "results.sqlite")
+    conn.row_factory = sqlite3.Row
+    units = {r["unit_id"]: dict(r) for r in conn.execute("SELECT * FROM units ORDER BY ordinal")}
+    episodes = [dict(r) for r in conn.execute("SELECT * FROM episodes ORDER BY id")]
+    conn.close()
+    return units, episodes
+
+
+def _check_chain(out: Path, train: list[str], test: list[str], zeroshot_episodes: int, seed: int = 0,
+                 from_checkpoint: str | None = None) -> str:
+    """Assert the chain's store; return the checkpoint the zero-shot/fine-tune units started from."""
+    units, episodes = _store(out)
+    assert all(u["status"] == "done" for u in units.values())
+    by_phase = {}
+    for ep in episodes:
+        by_phase.setdefault(ep["phase"], {}).setdefault(ep["task"], []).append(ep)
+    if from_checkpoint is None:
+        (joint_unit,) = [u for u in units.values() if u["phase"] == "joint"]
+        assert json.loads(joint_unit["tasks"]) == train
+        assert set(by_phase["joint"]) == set(train)  # every train task played episodes
+        start = joint_unit["last_checkpoint"]
+        assert Path(start).name == f"{joint_unit['budget_frames']:012d}"  # its final checkpoint
+    else:
+        assert "joint" not in by_phase
+        start = from_checkpoint
+    zeroshot = [u for u in units.values() if u["phase"] == "zeroshot"]
+    assert sorted(json.loads(u["tasks"])[0] for u in zeroshot) == sorted(train + test)
+    for u in zeroshot:
+        assert u["init_checkpoint"] == start and not u["learn"]
+    for task in train + test:
+        assert len(by_phase["zeroshot"][task]) >= zeroshot_episodes
+    finetune = [u for u in units.values() if u["phase"] == "finetune"]
+    assert sorted(json.loads(u["tasks"])[0] for u in finetune) == sorted(test)
+    for u in finetune:
+        assert u["init_checkpoint"] == start and u["frames_done"] >= u["budget_frames"]
+        saved = json.loads((Path(u["last_checkpoint"]) / "checkpoint.json").read_text())
+        assert saved["init_checkpoint"] == start and saved["phase"] == "finetune"
+    assert set(by_phase["finetune"]) == set(test)
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert set(report["phases"]["zeroshot"]["final"]["score"]) == set(train + test)  # per-task scores
+    assert set(report["phases"]["finetune"]["final"]["score"]) == set(test)
+    return start
+
+
+def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--frames", "12000", "--finetune",
+                   "--set", "run.finetune_budget=4000", "--set", "n_steps=32", "--set", "batch_size=64",
+                   "--set", "run.zeroshot_episodes=3", "--num-envs", "3", "--out", out, "--no-progress",
+                   plugins=TEST_PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    start = _check_chain(out, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=3)
+    units, episodes = _store(out)
+    envs = {(e["env_index"], e["task"]) for e in episodes if e["phase"] == "joint"}
+    assert envs == {(0, "count-20"), (1, "count-50"), (2, "count-20")}  # train tasks cycled over 3 envs
+    assert units["joint-pair-s0"]["budget_frames"] == 12000  # the run's budget, in total over train tasks
+
+    again = tmp_path / "from"
+    # --frames only sizes the zero-shot units' frame cap here (budget / number of train tasks)
+    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--from", start, "--finetune", "--frames", "12000",
+                   "--set", "run.finetune_budget=2000", "--set", "n_steps=32", "--set", "batch_size=64",
+                   "--set", "run.zeroshot_episodes=2", "--out", again, "--no-progress", plugins=TEST_PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _check_chain(again, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=2, from_checkpoint=start)
+
+
+def test_ppo_joint_chain_cnn_on_platformer(tmp_path):
+    out = tmp_path / "run"
+    # sprint episodes last at most 40 timesteps: every phase completes several
+    proc = run_cli("run", "platformer", "ppo_joint", "--split", "sprint", "--timesteps", "400", "--finetune",
+                   "--set", "run.finetune_budget=200", "--set", "n_steps=32", "--set", "batch_size=64",
+                   "--set", "run.zeroshot_episodes=2", "--num-envs", "2", "--out", out, "--no-progress",
+                   plugins=TEST_PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _check_chain(out, ["sprint-10", "sprint-15"], ["sprint-20"], zeroshot_episodes=2)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("stable_retro") is None, reason="stable-retro is not installed")
+def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
+    """The Sonic suite's code on the free Airstriker ROM: train on one level, test on another."""
+    split = tmp_path / "air.yaml"
+    split.write_text("suite: sonic_airstriker\nname: air\ntrain: [airstriker-Level1]\ntest: [airstriker1000-Level1]\n")
+    out = tmp_path / "run"
+    proc = run_cli("run", "sonic_airstriker", "ppo_joint", "--split", split, "--timesteps", "128", "--finetune",
+                   "--set", "run.finetune_budget=128", "--set", "n_steps=32", "--set", "batch_size=32",
+                   "--set", "run.zeroshot_episodes=1", "--num-envs", "1", "--out", out, "--no-progress",
+                   plugins="tests.sonic.airstriker_plugin", timeout=600)
+    units, _ = _store(out)
+    assert units and all(u["status"] == "done" for u in units.values()), proc.stderr[-3000:]
+    _check_chain(out, ["airstriker-Level1"], ["airstriker1000-Level1"], zeroshot_episodes=1)
+
+
+def test_ppo_joint_chain_on_atari(tmp_path):
+    """Two train games, one test game (short random-play episodes), SABER protocol; zero-shot
+    plays the stochastic policy (``deterministic_eval`` false), which ends episodes."""
+    from benchgen.registry import Registry
+
+    if "atari_saber" not in Registry().suites:
+        pytest.skip("the atari_saber suite is not installed in this checkout")
+    split = tmp_path / "mini.yaml"
+    split.write_text("suite: atari_saber\nname: mini\ntrain: [pong, breakout]\ntest: [space_invaders]\n")
+    out = tmp_path / "run"
+    proc = run_cli("run", "atari_saber", "ppo_joint", "--split", split, "--frames", "24000", "--finetune",
+                   "--set", "run.finetune_budget=8000", "--set", "n_steps=64", "--set", "batch_size=128",
+                   "--set", "run.zeroshot_episodes=1", "--num-envs", "2", "--out", out, "--no-progress",
+                   plugins=None, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _check_chain(out, ["pong", "breakout"], ["space_invaders"], zeroshot_episodes=1)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("benchgen_agents.rainbow_iqn.agent") is None,
+                    reason="the rainbow_iqn agent is not in this checkout")
+def test_rainbow_joint_chain_on_platformer(tmp_path):
+    """Rainbow-IQN through the chain on 40-step episodes, with small quantile samples and batches
+    (CPU time); it learns from frame 400 on."""
+    out = tmp_path / "run"
+    proc = run_cli("run", "platformer", "rainbow_joint", "--split", "sprint", "--timesteps", "200", "--finetune",
+                   "--set", "run.finetune_budget=100", "--set", "learning_starts_frames=400",
+                   "--set", "replay_capacity=1000", "--set", "target_update_frames=200", "--set", "batch_size=8",
+                   "--set", "num_tau_samples=8", "--set", "num_tau_prime_samples=8",
+                   "--set", "num_quantile_samples=8", "--set", "run.zeroshot_episodes=1", "--num-envs", "2",
+                   "--set", "run.checkpoint_every=1000",  # one save per unit: a Rainbow checkpoint is ~100 MB
+                   "--out", out, "--no-progress", plugins=TEST_PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _check_chain(out, ["sprint-10", "sprint-15"], ["sprint-20"], zeroshot_episodes=1)
