@@ -262,7 +262,7 @@ def strict_json(value):
             return "inf" if value > 0 else "-inf"
         return value
     if isinstance(value, dict):
-        return {k: strict_json(v) for k, v in value.items()}
+        return {str(k): strict_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [strict_json(v) for v in value]
     if isinstance(value, np.generic):

@@ -8,27 +8,11 @@ from typing import Any
 
 from benchgen.compare.build import VIEW_LABELS
 from benchgen.compare.stats import METRIC_TITLES
-from benchgen.scoring import CLASSES
-
-
-def jsonable(obj: Any) -> Any:
-    """Strict JSON: ``inf`` -> ``"inf"``, ``nan`` -> ``null``, numpy scalars -> Python."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
-        obj = obj.item()
-    if isinstance(obj, float):
-        if math.isnan(obj):
-            return None
-        if math.isinf(obj):
-            return "inf" if obj > 0 else "-inf"
-    return obj
+from benchgen.scoring import CLASSES, strict_json
 
 
 def to_json(result: dict) -> str:
-    return json.dumps(jsonable(result), indent=1, allow_nan=False)
+    return json.dumps(strict_json(result), indent=1, allow_nan=False)
 
 
 def fmt_raw(v: Any) -> str:
