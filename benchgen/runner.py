@@ -67,7 +67,7 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
         if spec.joint:
             raise UsageError(f"agent '{spec.name}' trains on a split's train tasks; pass --split instead of --tasks")
     else:
-        split_name = run.split or suite.default_split
+        split_name = run.split or (spec.joint and suite.default_joint_split) or suite.default_split
         if split_name is None:
             raise UsageError(f"suite '{suite.name}' has no default split; pass --tasks or --split")
         split = registry.split(suite, split_name)

@@ -148,6 +148,8 @@ class Suite(abc.ABC):
     task_score_rule: str = "mean raw score of the last 100 episodes"
     #: split used when neither --tasks nor --split is given
     default_split: str | None = None
+    #: split a joint agent trains and tests on when no --split is given (needs a test set)
+    default_joint_split: str | None = None
 
     @abc.abstractmethod
     def tasks(self) -> list[str]:

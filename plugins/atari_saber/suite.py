@@ -46,6 +46,7 @@ class AtariSaberSuite(Suite):
     end_reasons = saber_env.END_REASONS
     task_score_rule = "mean raw score of the last 100 training episodes (SABER/Machado); inf if any is inf"
     default_split = "all"
+    default_joint_split = "ale_train5"
 
     def tasks(self) -> list[str]:
         """The 61 games of ``data/world_records.csv``."""

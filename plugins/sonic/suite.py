@@ -36,6 +36,7 @@ class SonicSuite(Suite):
     end_reasons = (COMPLETED, LIFE_LOST, TIME_LIMIT, SPECIAL_STAGE)
     task_score_rule = "mean total reward over all episodes of the budget (learning while playing)"
     default_split = "test"
+    default_joint_split = "contest"
 
     def __init__(self, levels: Sequence[Level] = LEVELS, protocol: SonicProtocol = SonicProtocol()):
         """``levels`` and ``protocol`` default to the benchmark's; tests pass a test integration
