@@ -10,7 +10,9 @@
    target copies every ``target_update_steps`` agent steps.
 4. ``act`` (greedy: noise off, mean over K quantiles), ``save`` / ``load``.
 
-Config, network and replay live in ``config.py``, ``networks.py`` and ``replay.py``.
+Config, network and replay live in ``config.py``, ``networks.py`` and ``replay.py``; with
+``actors > 0``, ``learn`` hands over to the Ape-X learner of ``apex.py`` (``IQNCore`` holds what
+its actors share with this agent: the targets, the loss and acting).
 """
 
 from __future__ import annotations
@@ -89,8 +91,73 @@ def pick_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-class RainbowIQNAgent(Agent):
-    """Single-learner Rainbow-IQN; see the module docstring."""
+class IQNCore:
+    """What the learner and Ape-X actors share: taus, autocast, the targets and the loss.
+
+    Needs ``config``, ``device``, ``online``, ``target`` and ``generator`` attributes."""
+
+    def _autocast(self):
+        """bfloat16 matrix products when ``precision="bfloat16"``, else a no-op context."""
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bfloat16")
+
+    def _taus(self, batch: int, count: int) -> torch.Tensor:
+        """tau ~ U(0, 1), one set per sample (IQN section 3)."""
+        return torch.rand(batch, count, generator=self.generator, device=self.device)
+
+    def _tensor(self, array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(array)).to(self.device, non_blocking=True)
+
+    @torch.no_grad()
+    def target_quantiles(self, next_obs: torch.Tensor, returns: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
+        """n-step distributional targets r + gamma^m Z_{tau'_j}(x', a*), shape (B, N')."""
+        cfg = self.config
+        B, N_, K = len(next_obs), cfg.num_tau_prime_samples, cfg.num_quantile_samples
+        # Bootstrap action a* = argmax_a (1/K) sum_k Z_{tau_k}(x', a): from the online net
+        # (double Q, van Hasselt et al. 2016; Rainbow) or from the target net (plain IQN).
+        selector = self.online if cfg.double_q else self.target
+        selector.reset_noise(self.generator)
+        with self._autocast():
+            next_action = selector(next_obs, self._taus(B, K)).mean(dim=1).argmax(dim=1)
+        # Target quantiles from the target network at N' fresh fractions tau'_j.
+        self.target.reset_noise(self.generator)
+        with self._autocast():
+            next_z = self.target(next_obs, self._taus(B, N_))  # (B, N', A)
+        next_z = next_z.gather(2, next_action.view(B, 1, 1).expand(B, N_, 1)).squeeze(2)
+        # Rainbow eq. 2 with IQN's samples: T Z_j = sum_{k<m} gamma^k r_{t+k} + gamma^m Z_{tau'_j}(x_{t+m}, a*),
+        # the discount being 0 after a terminal step (the replay computes returns and discounts).
+        return returns.unsqueeze(1) + discounts.unsqueeze(1) * next_z
+
+    def sample_losses(self, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-sample quantile Huber losses (B,) of a replay batch, and the online quantiles of
+        the taken actions (B, N); differentiable unless called under ``torch.no_grad``."""
+        cfg = self.config
+        obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
+        actions = self._tensor(batch["actions"])
+        returns, discounts = self._tensor(batch["returns"]), self._tensor(batch["discounts"])
+        B, N = len(actions), cfg.num_tau_samples
+
+        targets = self.target_quantiles(next_obs, returns, discounts)  # (B, N')
+
+        # Online quantiles Z_{tau_i}(x, a) at N fresh fractions, with fresh noise.
+        self.online.reset_noise(self.generator)
+        taus = self._taus(B, N)
+        with self._autocast():
+            z = self.online(obs, taus)
+        z = z.gather(2, actions.view(B, 1, 1).expand(B, N, 1)).squeeze(2)  # (B, N)
+        return quantile_huber_loss(z, taus, targets, cfg.kappa), z
+
+    @torch.inference_mode()
+    def _argmax_actions(self, obs: np.ndarray) -> np.ndarray:
+        """argmax_a (1/K) sum_k Z_{tau_k}(x, a), with the online net's current noise setting."""
+        taus = self._taus(len(obs), self.config.num_quantile_samples)
+        with self._autocast():
+            q = self.online(self._tensor(obs), taus).mean(dim=1)
+        return q.argmax(dim=1).cpu().numpy()
+
+
+class RainbowIQNAgent(IQNCore, Agent):
+    """Single-learner Rainbow-IQN; see the module docstring. With ``actors > 0`` its ``learn``
+    runs the Ape-X learner of ``apex.py`` instead of its own interaction loop."""
 
     def __init__(self, config: RainbowIQNConfig, observation_space: gym.Space, action_space: gym.Space):
         super().__init__(config, observation_space, action_space)
@@ -129,57 +196,13 @@ class RainbowIQNAgent(Agent):
         self.online.reset_noise(self.generator)
         self.target.reset_noise(self.generator)
 
-    def _autocast(self):
-        """bfloat16 matrix products when ``precision="bfloat16"``, else a no-op context."""
-        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bfloat16")
-
-    def _taus(self, batch: int, count: int) -> torch.Tensor:
-        """tau ~ U(0, 1), one set per sample (IQN section 3)."""
-        return torch.rand(batch, count, generator=self.generator, device=self.device)
-
-    def _tensor(self, array: np.ndarray) -> torch.Tensor:
-        return torch.from_numpy(np.ascontiguousarray(array)).to(self.device, non_blocking=True)
-
     # -- the learner update ------------------------------------------------------------------
-    @torch.no_grad()
-    def target_quantiles(self, next_obs: torch.Tensor, returns: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
-        """n-step distributional targets r + gamma^m Z_{tau'_j}(x', a*), shape (B, N')."""
-        cfg = self.config
-        B, N_, K = len(next_obs), cfg.num_tau_prime_samples, cfg.num_quantile_samples
-        # Bootstrap action a* = argmax_a (1/K) sum_k Z_{tau_k}(x', a): from the online net
-        # (double Q, van Hasselt et al. 2016; Rainbow) or from the target net (plain IQN).
-        selector = self.online if cfg.double_q else self.target
-        selector.reset_noise(self.generator)
-        with self._autocast():
-            next_action = selector(next_obs, self._taus(B, K)).mean(dim=1).argmax(dim=1)
-        # Target quantiles from the target network at N' fresh fractions tau'_j.
-        self.target.reset_noise(self.generator)
-        with self._autocast():
-            next_z = self.target(next_obs, self._taus(B, N_))  # (B, N', A)
-        next_z = next_z.gather(2, next_action.view(B, 1, 1).expand(B, N_, 1)).squeeze(2)
-        # Rainbow eq. 2 with IQN's samples: T Z_j = sum_{k<m} gamma^k r_{t+k} + gamma^m Z_{tau'_j}(x_{t+m}, a*),
-        # the discount being 0 after a terminal step (the replay computes returns and discounts).
-        return returns.unsqueeze(1) + discounts.unsqueeze(1) * next_z
-
     def update(self, beta: float) -> tuple[float, float]:
         """One gradient step on a prioritized batch; returns (mean loss, mean Q of taken actions)."""
         cfg = self.config
         batch = self.replay.sample(cfg.batch_size, beta, self.np_rng)
-        obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
-        actions = self._tensor(batch["actions"])
-        returns, discounts = self._tensor(batch["returns"]), self._tensor(batch["discounts"])
         weights = self._tensor(batch["weights"])
-        B, N = cfg.batch_size, cfg.num_tau_samples
-
-        targets = self.target_quantiles(next_obs, returns, discounts)  # (B, N')
-
-        # Online quantiles Z_{tau_i}(x, a) at N fresh fractions, with fresh noise.
-        self.online.reset_noise(self.generator)
-        taus = self._taus(B, N)
-        with self._autocast():
-            z = self.online(obs, taus)
-        z = z.gather(2, actions.view(B, 1, 1).expand(B, N, 1)).squeeze(2)  # (B, N)
-        per_sample = quantile_huber_loss(z, taus, targets, cfg.kappa)
+        per_sample, z = self.sample_losses(batch)
         loss = (weights * per_sample).mean()  # PER: importance weights correct the sampling bias
 
         self.optimizer.zero_grad(set_to_none=True)
@@ -194,14 +217,6 @@ class RainbowIQNAgent(Agent):
         return float(stats[:-1].mean()), float(stats[-1])
 
     # -- acting -------------------------------------------------------------------------------
-    @torch.inference_mode()
-    def _argmax_actions(self, obs: np.ndarray) -> np.ndarray:
-        """argmax_a (1/K) sum_k Z_{tau_k}(x, a), with the online net's current noise setting."""
-        taus = self._taus(len(obs), self.config.num_quantile_samples)
-        with self._autocast():
-            q = self.online(self._tensor(obs), taus).mean(dim=1)
-        return q.argmax(dim=1).cpu().numpy()
-
     def act(self, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
         """Actions for a batch of observations. Greedy: noise off (evaluation); else the current
         noisy policy (NoisyNet exploration)."""
@@ -222,6 +237,11 @@ class RainbowIQNAgent(Agent):
         if not c["seeded"]:  # a fresh agent: everything from the unit's seed
             self._build(ctx.seed)
             c["seeded"] = True
+        if cfg.actors > 0:  # Ape-X: remote actors step their own envs; this process learns
+            from benchgen_agents.rainbow_iqn.apex import ApexLearner
+
+            ApexLearner(self, env, ctx).train()
+            return
         if self.replay is None or self.replay.num_envs != num_envs:  # streams are per sub-environment:
             self.replay = self._new_replay(num_envs)  # another env count starts an empty memory
         budget = max(1, ctx.budget_steps)

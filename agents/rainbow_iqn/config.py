@@ -20,6 +20,7 @@ This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -119,6 +120,32 @@ class RainbowIQNConfig:
     log_every_updates: int = 250
     """Log loss and Q statistics (TensorBoard) averaged over this many learner updates."""
 
+    # -- Ape-X (distributed acting; see ``apex.py``) -------------------------------------------
+    actors: int = 0
+    """Ape-X actor processes (Ray actors), each with its own environment copies and its own
+    exploration noise, feeding one learner that owns the prioritized replay (SABER distributed
+    Rainbow-IQN Ape-X style; Horgan et al. 2018). 0: the single-process agent. Needs Ray
+    (``pip install 'benchgen[ray]'``). Actors act and compute priorities on the CPU; the learner
+    uses ``device``."""
+    actor_envs: int = 0
+    """Sub-environments per actor (0: the unit's ``--num-envs``)."""
+    actor_chunk_steps: int = 50
+    """Vector steps an actor takes between two messages to the learner (each message carries
+    the chunk's transitions, their initial priorities and the finished episodes; benchgen
+    setting, Ape-X sent batches of 50 transitions)."""
+    weight_sync_updates: int = 100
+    """The learner publishes its weights every this many updates; each actor picks up the
+    newest ones at its next chunk (Ape-X: actors refreshed every 400 frames = 100 agent steps;
+    benchgen counts learner updates so that the period does not depend on the actor count)."""
+    synchronized: bool = False
+    """Lock the learner to the actors: each chunk of S agent steps is followed by S /
+    ``update_period_steps`` learner updates before that actor continues (SABER's single-actor
+    setting: one learner step per 4 actor steps). False: asynchronous Ape-X, the actors never
+    wait and the learner does as many updates as it can, at most one per
+    ``update_period_steps`` agent steps received."""
+    actor_cpus: float = 1.0
+    """CPUs each actor reserves from Ray (0 lets actors share whatever is free; benchgen setting)."""
+
     # -- derived (computed in __post_init__, not settable) -----------------------------------
     learning_starts_steps: int = field(init=False)
     """``learning_starts_frames`` in agent steps."""
@@ -127,6 +154,11 @@ class RainbowIQNConfig:
 
     def __post_init__(self) -> None:
         self._validate()
+        if self.actors > 0:  # Ape-X needs Ray: say so before a run directory is made
+            try:
+                importlib.import_module("ray")
+            except ImportError:
+                raise UsageError("Ray is not installed; pip install 'benchgen[ray]'") from None
         self.learning_starts_steps = self.learning_starts_frames // self.frames_per_step
         self.target_update_steps = max(1, self.target_update_frames // self.frames_per_step)
         if self.learning_starts_steps > self.replay_capacity:
@@ -145,7 +177,16 @@ class RainbowIQNConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise UsageError(f"{name} must be a positive integer, not {value!r}")
-        for name in ("learning_starts_frames", "torch_threads"):
+        for name in ("actor_chunk_steps", "weight_sync_updates"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"{name} must be a positive integer, not {value!r}")
+        if not isinstance(self.synchronized, bool):
+            raise UsageError(f"synchronized must be true or false, not {self.synchronized!r}")
+        if isinstance(self.actor_cpus, bool) or not isinstance(self.actor_cpus, (int, float)) or not (
+                math.isfinite(self.actor_cpus) and self.actor_cpus >= 0):
+            raise UsageError(f"actor_cpus must be a non-negative number, not {self.actor_cpus!r}")
+        for name in ("learning_starts_frames", "torch_threads", "actors", "actor_envs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise UsageError(f"{name} must be a non-negative integer, not {value!r}")

@@ -219,50 +219,64 @@ class PrioritizedReplay:
         self.ep_len[env] = 0
         self.in_episode[env] = True
 
-    def add(self, obs, actions, rewards, terminated, truncated, next_obs, final_obs=None) -> None:
+    def add(self, obs, actions, rewards, terminated, truncated, next_obs, final_obs=None, streams=None) -> np.ndarray:
         """Store one vector step: ``obs`` (N, ...) the observations acted on, then what
         ``env.step`` returned. ``final_obs`` (``info["final_obs"]``, indexable by env) is needed
-        for the sub-environments whose episode ended; their next episode starts from ``next_obs``."""
-        if not self.in_episode.all():
+        for the sub-environments whose episode ended; their next episode starts from ``next_obs``.
+
+        ``streams`` (default: all, in order) names the stream of each row, so that a learner fed
+        by several actors writes each actor's sub-environments into their own streams. Returns
+        the indices of the transitions this step completed (their n-step future is now written;
+        they got ``max_priority``), in an order that depends only on this call's data: a replay
+        fed the same steps for the same streams completes the same transitions in the same order
+        (Ape-X actors use that to compute initial priorities before the learner inserts)."""
+        streams = np.arange(self.num_envs) if streams is None else np.asarray(streams, np.int64)
+        if not self.in_episode[streams].all():
             raise RuntimeError("start_episode() must be called for every stream before add()")
         obs = np.asarray(obs)
         terminated = np.asarray(terminated, bool)
         truncated = np.asarray(truncated, bool) & ~terminated
-        S, n, N = self.frame_stack, self.n_step, self.num_envs
-        envs = np.arange(N)
-        if self._checks_left.any():
-            self._check_sliding_stack(obs)
-        g = self._base + self.pos
+        S, n, N = self.frame_stack, self.n_step, len(streams)
+        if self._checks_left[streams].any():
+            self._check_sliding_stack(obs, streams)
+        pos = self.pos[streams]
+        g = self._base[streams] + pos
         self.frames[g] = obs.reshape(N, S, *self.frame_shape)[:, -1]
         self.actions[g] = actions
         self.rewards[g] = rewards
         self.flags[g] = terminated * TERMINATED | truncated * TRUNCATED
         # Overwriting slot p invalidates the old transitions at p .. p+S-1 (their stacks used it);
         # writing s_t completes the n-step future of the transition n slots back.
-        ready = self.ep_len >= n
-        stale = self._window(envs, self.pos, np.arange(S)).ravel()
-        completed = self._base[ready] + (self.pos[ready] - n) % self.stream_capacity
+        ready = self.ep_len[streams] >= n
+        stale = self._window(streams, pos, np.arange(S)).ravel()
+        completed = [self._base[streams[ready]] + (pos[ready] - n) % self.stream_capacity]
         self._set_priorities(
-            np.concatenate([stale, completed]), np.concatenate([np.zeros(N * S), np.full(len(completed), self.max_priority)])
+            np.concatenate([stale, completed[0]]),
+            np.concatenate([np.zeros(N * S), np.full(len(completed[0]), self.max_priority)]),
         )
-        self.pos = (self.pos + 1) % self.stream_capacity
-        self.ep_len += 1
+        self.pos[streams] = (pos + 1) % self.stream_capacity
+        self.ep_len[streams] += 1
         self.num_added += N
-        for e in np.flatnonzero(terminated | truncated):
+        for row in np.flatnonzero(terminated | truncated):
             # The final observation's frame closes the episode; its last min(T, n) transitions
             # now have their (shortened) n-step future and become sampleable.
-            self._write_special(e, self._frames_of(final_obs[e])[-1], END)
+            e = int(streams[row])
+            self._write_special(e, self._frames_of(final_obs[row])[-1], END)
             end = int(self.pos[e]) - 1
             k = int(min(self.ep_len[e], n))
-            self._set_priorities(self._window(np.array([e]), np.array([end]), -np.arange(1, k + 1)), self.max_priority)
-            self.start_episode(e, np.asarray(next_obs)[e])
+            window = self._window(np.array([e]), np.array([end]), -np.arange(1, k + 1))[0]
+            self._set_priorities(window, self.max_priority)
+            completed.append(window)
+            self.start_episode(e, np.asarray(next_obs)[row])
+        return np.concatenate(completed)
 
-    def _check_sliding_stack(self, obs: np.ndarray) -> None:
+    def _check_sliding_stack(self, obs: np.ndarray, streams: np.ndarray) -> None:
         """The first writes of each stream check that observations are a sliding frame stack."""
-        for e in np.flatnonzero(self._checks_left):
+        for row in np.flatnonzero(self._checks_left[streams]):
+            e = int(streams[row])
             self._checks_left[e] -= 1
             older = self._window(np.array([e]), np.array([self.pos[e]]), np.arange(-self.frame_stack + 1, 0))[0]
-            if not np.array_equal(self.frames[older].reshape(-1), self._frames_of(obs[e])[:-1].reshape(-1)):
+            if not np.array_equal(self.frames[older].reshape(-1), self._frames_of(obs[row])[:-1].reshape(-1)):
                 raise UsageError(
                     f"observations are not a sliding stack of frame_stack={self.frame_stack} frames; "
                     "set frame_stack to the environment's stack size (1 if it does not stack frames)"
@@ -314,6 +328,15 @@ class PrioritizedReplay:
         priorities = (np.asarray(losses, np.float64) + PRIORITY_EPS) ** self.priority_exponent
         self._set_priorities(indices, priorities)
         self.max_priority = max(self.max_priority, float(priorities.max()))
+
+    def insert_priorities(self, indices: np.ndarray, losses: np.ndarray) -> None:
+        """Initial priorities computed elsewhere (Ape-X actors) for transitions that ``add`` just
+        completed: like :meth:`update_priorities`, but a transition that is no longer sampleable
+        (the ring overwrote it since) stays so."""
+        indices = np.asarray(indices, np.int64)
+        live = self.tree.get(indices) > 0
+        if live.any():
+            self.update_priorities(indices[live], np.asarray(losses)[live])
 
     # -- persistence ---------------------------------------------------------------------------
     _ARRAYS = ("frames", "actions", "rewards", "flags")
