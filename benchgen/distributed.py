@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.errors import UsageError
 from benchgen.executor import _count_retry, ready_units
 from benchgen.runner import ResolvedRun, execute_unit, load_meta, resolve_from_meta
@@ -136,6 +137,7 @@ def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue)
     """A Ray task: run one unit, streaming its records to the driver."""
     from benchgen.registry import get_registry
 
+    os.environ[PIN_WORKERS_ENV] = "0"  # units share Ray's nodes: none pins env workers to cores
     unit_dir = Path(run_dir) / "units" / unit.unit_id
     unit_dir.mkdir(parents=True, exist_ok=True)
     (unit_dir / PID_FILE).write_text(str(os.getpid()))

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.errors import UsageError
 from benchgen.runner import ResolvedRun, StopRequested, execute_unit, install_stop_handler, load_meta, resolve_from_meta
 from benchgen.store import ResultsStore, Unit
@@ -79,6 +80,8 @@ def _unit_process(run_dir: str, unit_id: str, threads: int) -> None:
     """Child process entry point: rebuild the run from its directory and execute one unit."""
     # Units share the cores: each gets its slice of math-library threads (torch, numpy/BLAS).
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    # ... and the CPUs: a unit's env workers must not pin themselves onto the same cores
+    os.environ.setdefault(PIN_WORKERS_ENV, "0")
 
     from benchgen.registry import get_registry
 

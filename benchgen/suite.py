@@ -14,7 +14,10 @@ The environment contract (``Suite.make_env``):
   length in emulator frames, end reason, suite-specific extras such as Atari's 5- and 30-minute
   scores, and events such as a score rollover);
 * agents never see what the protocol forbids (lives, RAM): such keys are not in ``info``;
-* ``reset(seed=...)`` seeds every sub-environment explicitly, so runs are reproducible.
+* ``reset(seed=...)`` seeds every sub-environment explicitly, so runs are reproducible;
+* observations may be views of the env's own buffers, valid until the next ``step`` or ``reset``,
+  provided ``Suite.agent_wrappers`` (always between the env and an agent) gives agents arrays of
+  their own; a suite whose wrappers keep observations as they are returns fresh arrays.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ For N = 1 .. (CPU cores) this measures, in the same run on the same machine:
   can only run one after another: their ideal parallel throughput is N x this rate;
 * core: the same emulator driven at the core level (``em.step()``; screen read every 4th frame),
   the cheapest possible loop, for reference;
-* suite: ``SonicVectorEnv`` with N worker processes (one emulator each), playing the Airstriker
-  test level under the full protocol (sticky frame skip, reward, episode ends, autoreset),
-  driven with the same random buttons (as the suite's button-mask actions).
+* suite: the suite's vector env as ``SonicSuite.make_env`` builds it for a run (N worker
+  processes, one emulator each, pinned to CPUs of their own; screens handed over in shared
+  memory), playing the Airstriker test level under the full protocol (sticky frame skip, reward,
+  episode ends, autoreset), driven with the same random buttons (as button-mask actions).
 
 It prints frames/s, the ratio suite / (N x raw) (parallel efficiency; target >= 0.9), the CPU
 time each contender spends per emulated frame (main process plus workers for the suite; this
@@ -36,6 +37,7 @@ import numpy as np
 from benchgen_sonic.env import BUTTON_MASKS, mask_to_buttons
 from benchgen_sonic.protocol import SonicProtocol
 from benchgen_sonic.testing import AIRSTRIKER, AIRSTRIKER_INFO, airstriker_level
+from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.vector import SonicVectorEnv
 
 FRAME_SKIP = SonicProtocol().frame_skip
@@ -130,9 +132,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.repeats} x {args.seconds:.0f} s per contender; load average {os.getloadavg()[0]:.2f}")
     print(f"{'N':>2} {'raw x N':>9} {'core x N':>9} {'suite':>9} {'suite/(N raw)':>13} {'suite/(N core)':>14}"
           f" {'CPU us/frame raw':>16} {'suite':>6}  worker RSS MiB")
+    level = airstriker_level(10**6)
+    sonic = SonicSuite(levels=[level])
     for n in range(1, args.max_workers + 1):
         # N levels that are never completed, so episodes end by lives and resets are included
-        env = SonicVectorEnv([airstriker_level(10**6)] * n, seed=0)
+        env = sonic.make_env([level.task] * n, seed=0)  # built exactly as a run builds it
         env.reset()
         raw, raw_cpu, core, suite, suite_cpu = [], [], [], [], []
         try:
@@ -143,12 +147,14 @@ def main(argv: list[str] | None = None) -> int:
                 for values, value in zip((suite, suite_cpu), measure_suite(env, args.seconds, seed=r)):
                     values.append(value)
             rss = [rss_mib(pid) for pid in env.worker_pids]
+            pinned = env.pinned_cpus
         finally:
             env.close()
         raw_fps, raw_us, core_fps, suite_fps, suite_us = map(statistics.median, (raw, raw_cpu, core, suite, suite_cpu))
         print(f"{n:>2} {n * raw_fps:>9.0f} {n * core_fps:>9.0f} {suite_fps:>9.0f} "
               f"{suite_fps / (n * raw_fps):>13.2f} {suite_fps / (n * core_fps):>14.2f} "
-              f"{raw_us:>16.0f} {suite_us:>6.0f}  " + ", ".join(f"{m:.0f}" for m in rss))
+              f"{raw_us:>16.0f} {suite_us:>6.0f}  " + ", ".join(f"{m:.0f}" for m in rss)
+              + (f"  (workers pinned to CPUs {pinned})" if pinned else ""))
     print(f"main process RSS {rss_mib(os.getpid()):.0f} MiB; load average {os.getloadavg()[0]:.2f} "
           "(other processes on the machine lower every number and the ratios)")
     return 0

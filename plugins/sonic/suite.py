@@ -78,11 +78,14 @@ class SonicSuite(Suite):
         check_level_files(level.game, level.state)
 
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SonicVectorEnv:
-        """One worker process per task; ``mode`` does not change the protocol."""
+        """One worker process per task; ``mode`` does not change the protocol. Observations are
+        the workers' shared-memory screens, valid until the next ``step``/``reset``."""
         levels = [self.level(task) for task in tasks]
         for task in dict.fromkeys(tasks):
             self.check_task_available(task)
-        return SonicVectorEnv(levels, seed=seed, protocol=self.sonic_protocol)
+        # no observation copies: agent_wrappers (always between this env and an agent) turn each
+        # screen into an 84x84 frame of the agent's own before the next step reuses the buffer
+        return SonicVectorEnv(levels, seed=seed, protocol=self.sonic_protocol, copy_observations=False)
 
     def agent_wrappers(self, env: gym.vector.VectorEnv, agent: str) -> gym.vector.VectorEnv:
         """The paper's preprocessing: 7 button combinations (JERK: 10), allow-backtracking

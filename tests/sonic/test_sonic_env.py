@@ -176,3 +176,6 @@ def test_button_masks_are_the_binary_button_vector():
     assert vectors.shape == (4096, 12) and len({v.tobytes() for v in vectors}) == 4096
     assert (vectors @ (1 << np.arange(12)) == masks).all()
     assert mask_to_buttons(button_mask("LEFT", "DOWN")).tolist() == buttons("LEFT", "DOWN").tolist()
+    for bad in (4096, -1, 2.5):
+        with pytest.raises(ValueError, match="button masks"):
+            mask_to_buttons(np.array([1, bad]))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
+from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.suite import EpisodeEnd
 from benchgen_sonic.env import EPISODE_INFO_KEY, button_mask
 from benchgen_sonic.protocol import SonicProtocol
@@ -148,5 +151,39 @@ def test_make_env_while_this_process_owns_an_emulator(level_env, suite):
         obs, _ = env.reset()
         assert obs.shape == (1, 224, 320, 3)
         assert single.reset(seed=0)[0].shape == (224, 320, 3)
+    finally:
+        env.close()
+
+
+def test_agents_keep_their_observations_across_steps(steady_vec, suite):
+    """The suite hands screens over in shared memory without copying; what an agent receives
+    (through the agent wrappers) must still be its own after the next step."""
+    env = suite.agent_wrappers(steady_vec, "ppo")
+    first, _ = env.reset(seed=0)
+    kept, snapshots = [first], [first.copy()]
+    right = PAPER_COMBOS.index(("RIGHT",))
+    for _ in range(4):
+        obs = env.step(np.array([right, right]))[0]
+        kept.append(obs)
+        snapshots.append(obs.copy())
+    assert not np.array_equal(snapshots[0], snapshots[-1])  # the ship moved: frames differ
+    for obs, snapshot in zip(kept, snapshots):
+        assert np.array_equal(obs, snapshot)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 usable CPUs")
+def test_workers_get_a_cpu_each(vec):
+    cpus = vec.pinned_cpus
+    assert cpus is not None and len(set(cpus)) == 2
+    assert [os.sched_getaffinity(pid) for pid in vec.worker_pids] == [{cpus[0]}, {cpus[1]}]
+
+
+def test_no_pinning_when_units_share_the_machine(suite, monkeypatch):
+    monkeypatch.setenv(PIN_WORKERS_ENV, "0")  # what the parallel executors set for their units
+    env = suite.make_env([QUICK.task, ENDLESS.task], seed=0)
+    try:
+        assert env.pinned_cpus is None
+        allowed = os.sched_getaffinity(0)
+        assert all(os.sched_getaffinity(pid) == allowed for pid in env.worker_pids)
     finally:
         env.close()
