@@ -250,11 +250,9 @@ class JerkAgent(Agent):
         self.instances = []
 
 
-def check_semantics(suite, action_space) -> dict[str, int]:
-    """The suite's right/left/jump action indices, or a UsageError saying JERK cannot run."""
-    if suite is None:
-        raise UsageError("jerk needs the suite's action semantics: build it with factory(..., suite=SUITE) "
-                         "(benchgen's runner passes the suite to factories that accept it)")
+def check_suite(suite) -> dict[str, int]:
+    """The suite's declared action semantics, or a UsageError saying JERK cannot run on it
+    (the runner calls this before it creates a run directory)."""
     name = suite.name
     semantics = suite.action_semantics()
     if semantics is None:
@@ -262,6 +260,16 @@ def check_semantics(suite, action_space) -> dict[str, int]:
     missing = [a for a in REQUIRED_ACTIONS if a not in semantics]
     if missing:
         raise UsageError(f"jerk is not supported on suite {name}: its action semantics lack {missing}")
+    return semantics
+
+
+def check_semantics(suite, action_space) -> dict[str, int]:
+    """The suite's right/left/jump action indices, or a UsageError saying JERK cannot run."""
+    if suite is None:
+        raise UsageError("jerk needs the suite's action semantics: build it with factory(..., suite=SUITE) "
+                         "(benchgen's runner passes the suite to factories that accept it)")
+    name = suite.name
+    semantics = check_suite(suite)
     n = getattr(action_space, "n", None)
     bad = {a: semantics[a] for a in REQUIRED_ACTIONS if n is None or not 0 <= int(semantics[a]) < n}
     if bad:
@@ -276,5 +284,6 @@ SPECS = [
         factory=JerkAgent,
         description="JERK (Nichol et al. 2018): scripted right/jump explorer replaying its best action prefix",
         default_num_envs=1,
+        check_suite=check_suite,
     )
 ]

@@ -105,3 +105,18 @@ class AgentSpec:
     """Sub-environments per unit if the user does not say (None: the suite's default)."""
     suite_defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-suite overrides of config defaults, e.g. ``{"sonic": {"n_steps": 8192}}``."""
+    check_suite: Callable[[Any], Any] | None = None
+    """``check_suite(suite)`` raises ``benchgen.errors.UsageError`` (one line) if the agent cannot
+    run on that suite, e.g. a scripted agent needing actions the suite does not name; the runner
+    calls it while validating a run, before anything is written."""
+
+    def defaults_for(self, suite: Any) -> dict[str, Any]:
+        """The ``suite_defaults`` entry for ``suite``: its own name's, else that of the nearest
+        base class with one (a suite derived from ``sonic`` under another name, e.g. a test
+        integration, keeps the Sonic settings); empty if none applies."""
+        names = [suite.name]
+        names += [cls.__dict__["name"] for cls in type(suite).__mro__ if isinstance(cls.__dict__.get("name"), str)]
+        for name in names:
+            if name in self.suite_defaults:
+                return dict(self.suite_defaults[name])
+        return {}

@@ -61,6 +61,8 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
     """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input."""
     suite = registry.suite(run.suite)
     spec = registry.agent(run.agent)
+    if spec.check_suite is not None:
+        spec.check_suite(suite)
     split = None
     if run.tasks:
         tasks = registry.check_tasks(suite, run.tasks)
@@ -100,7 +102,7 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
         raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
     if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
         raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
-    defaults = spec.suite_defaults.get(suite.name, {})
+    defaults = spec.defaults_for(suite)
     agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
     agent_config = replace_config(agent_config, {**defaults, **agent_overrides}, f"{spec.name} config")
     return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints)

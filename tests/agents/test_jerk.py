@@ -197,6 +197,7 @@ def test_cli_jerk_on_a_suite_without_semantics(tmp_path):
     assert proc.returncode == 2
     assert "jerk is not supported on suite toy: it does not declare right/left/jump actions" in proc.stderr
     assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "run").exists()  # refused while validating: nothing written
 
 
 @pytest.mark.skipif(importlib.util.find_spec("stable_retro") is None, reason="stable-retro is not installed")

@@ -300,3 +300,15 @@ def test_ppo_atari_score_rises_above_random(tmp_path):
     scores = [s for _t, s in episodes]
     assert np.mean(scores[-100:]) > 3 * 1.7
     assert np.mean(scores[-100:]) > 2 * np.mean(scores[:100])
+
+
+def test_a_suite_derived_from_sonic_keeps_the_sonic_defaults():
+    """Defaults follow the suite's class: a Sonic test integration under another name trains
+    with the Sonic paper's PPO settings, a suite with no entry gets the config's own defaults."""
+    from types import SimpleNamespace
+
+    from tests.sonic.airstriker_plugin import LEVELS, AirstrikerSuite
+
+    spec = SPECS[0]
+    assert spec.defaults_for(AirstrikerSuite(levels=LEVELS))["n_steps"] == 8192
+    assert spec.defaults_for(SimpleNamespace(name="unlisted")) == {}
