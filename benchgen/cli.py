@@ -79,7 +79,8 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("--from", dest="from_checkpoint", help="joint agents: start from this joint checkpoint directory")
     p.add_argument("--executor", choices=["local", "ray"], help="where units run (default local)")
     p.add_argument("--jobs", type=int, help="local executor: units at once")
-    p.add_argument("--address", dest="ray_address", help="Ray cluster address (auto = running cluster)")
+    p.add_argument("--address", dest="ray_address",
+                   help="Ray cluster address (auto = the cluster `ray start` runs here; default: a fresh local instance)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 

@@ -49,6 +49,10 @@ class RunConfig:
     """Joint agents: skip joint training and fine-tune/evaluate from this checkpoint."""
     zeroshot_episodes: int = 10
     """Joint agents: episodes per task for zero-shot evaluation."""
+    zeroshot_frames: int | None = None
+    """Joint agents: the most a zero-shot unit may play, in the budget unit, if its episodes take
+    that long (None: the joint budget / the number of train tasks); reports flag tasks that got
+    fewer than ``zeroshot_episodes`` episodes."""
     finetune_budget: int | None = None
     """Joint agents: budget per test task for fine-tuning (None: the suite's default budget scaled
     like the joint budget)."""

@@ -48,8 +48,11 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
     if address not in (None, "auto", "local"):
         _check_reachable(address)
     kwargs: dict[str, Any] = {}
-    if address is None:
+    if address in (None, "local"):
         kwargs["_node_ip_address"] = "127.0.0.1"  # a local instance stays on loopback
+        # "local": a fresh instance even if `ray start` left one on this machine or RAY_ADDRESS
+        # names one (ray.init(address=None) would join those); --address auto joins them
+        address = "local"
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=True, logging_level="ERROR",
                  configure_logging=True, runtime_env={"env_vars": env_vars} if env_vars else None, **kwargs)

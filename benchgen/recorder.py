@@ -42,15 +42,29 @@ class EpisodeRecorder(gym.vector.VectorWrapper):
         self._on_episodes = on_episodes
         self.recent_scores: deque[float] = deque(maxlen=100)
         self.episodes_recorded = sum(self._next_episode.values())
+        self._steps_into_episode = np.zeros(env.num_envs, dtype=np.int64)
 
     @property
     def steps_done(self) -> int:
         """Agent steps (transitions over all sub-environments) used so far."""
         return self.frames_done // self.frames_per_step
 
+    def reset(self, *, seed=None, options=None):
+        """Reset the suite env; refused while an episode is under way, because the running
+        episodes would end unrecorded (the suite env starts the next episode by itself)."""
+        running = np.flatnonzero(self._steps_into_episode)
+        if running.size:
+            raise RuntimeError(
+                f"the agent reset the env while sub-environments {running.tolist()} were mid-episode; "
+                "their episodes would be lost. Suite envs autoreset (SAME_STEP): reset once, before the first step"
+            )
+        return self.env.reset(seed=seed, options=options)
+
     def step(self, actions):
         obs, rewards, terminated, truncated, infos = self.env.step(actions)
         self.frames_done += self.num_envs * self.frames_per_step
+        ended = np.logical_or(terminated, truncated)
+        self._steps_into_episode = np.where(ended, 0, self._steps_into_episode + 1)
         ends = self.suite_env.pop_episode_ends()
         if ends:
             self._record(ends)

@@ -45,6 +45,18 @@ def collect(run_dir: Path) -> dict[tuple[str, str, int], list[dict]]:
     return groups
 
 
+def _short_zeroshot(run_dir: Path, groups, wanted: int) -> dict[str, int]:
+    """Finished zero-shot units whose task got fewer than ``wanted`` episodes (none at all
+    included): "task sSEED" -> episodes."""
+    store = ResultsStore(run_dir, readonly=True)
+    try:
+        units = [u for u in store.units() if u.phase == "zeroshot" and u.status == "done"]
+    finally:
+        store.close()
+    counts = {f"{u.tasks[0]} s{u.seed}": len(groups.get(("zeroshot", u.tasks[0], u.seed), [])) for u in units}
+    return {name: n for name, n in sorted(counts.items()) if n < wanted}
+
+
 def _value(ep: dict, view: str) -> float:
     return ep["score"] if view == "score" else ep["extras"].get(view, ep["score"])
 
@@ -74,7 +86,10 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     scorer = registry.scorer(suite)
     groups = collect(run_dir)
     views = _views(meta)
-    phases = sorted({p for p, _, _ in groups}, key=["train", "joint", "zeroshot", "finetune"].index)
+    wanted = meta["run"].get("zeroshot_episodes", 10)
+    short = _short_zeroshot(run_dir, groups, wanted)
+    phases = {p for p, _, _ in groups} | ({"zeroshot"} if short else set())
+    phases = sorted(phases, key=["train", "joint", "zeroshot", "finetune"].index)
     default_budget = suite.default_budget
     report: dict[str, Any] = {
         "run_dir": str(run_dir),
@@ -101,6 +116,8 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001 - a suite without references is reported raw
             section["normalized"] = {"error": str(exc)}
         section["raw_mean"] = float(np.mean([v for v in final["score"].values() if not math.isinf(v)] or [math.nan]))
+        if phase == "zeroshot":
+            section["short"], section["episodes_wanted"] = short, wanted
         report["phases"][phase] = section
     report["references"] = {
         name: {"description": ref.description, "aggregate": getattr(ref, "aggregate", None)}
@@ -129,6 +146,11 @@ def to_markdown(report: dict) -> str:
                    "do not compare these numbers with published ones.")
     for phase, sec in report["phases"].items():
         out += ["", f"## Phase: {phase} ({sec['episodes']} episodes)", ""]
+        if sec.get("short"):
+            out.append(f"**Fewer than {sec['episodes_wanted']} episodes** within the zero-shot frame cap: "
+                       + ", ".join(f"{name} ({n})" for name, n in sec["short"].items())
+                       + "; raise it with `--set run.zeroshot_frames=N`.")
+            out.append("")
         for ckpt, views in sec.get("checkpoints", {}).items():
             out += [f"### At {int(ckpt):,} {unit}", ""]
             names = list(views)

@@ -98,6 +98,10 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
         raise UsageError("num_envs must be positive")
     if run.finetune_budget is not None and run.finetune_budget <= 0:
         raise UsageError("finetune_budget must be positive")
+    if run.zeroshot_frames is not None and run.zeroshot_frames <= 0:
+        raise UsageError(f"zeroshot_frames must be a positive number of {suite.budget_unit}")
+    if run.zeroshot_episodes <= 0:
+        raise UsageError("zeroshot_episodes must be positive")
     if run.from_checkpoint and not spec.joint:
         raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
     if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
@@ -133,7 +137,10 @@ def plan_units(r: ResolvedRun) -> list[Unit]:
             init = str(Path(r.run.from_checkpoint).resolve())
         else:
             add("joint", r.tasks, seed, budget_frames, uid=f"joint-{split_name}-s{seed}")
-        zs_frames = max(r.suite.frames_per_step, budget_frames // max(1, len(r.tasks)))
+        if r.run.zeroshot_frames is not None:
+            zs_frames = to_frames(r.suite, r.run.zeroshot_frames)
+        else:
+            zs_frames = max(r.suite.frames_per_step, budget_frames // max(1, len(r.tasks)))
         for task in (*r.split.train, *r.split.test):
             add("zeroshot", [task], seed, zs_frames, learn=False, init=init)
         if r.run.finetune:
@@ -432,7 +439,7 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, sto
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
     """Zero-shot evaluation: act greedily, no learning, until every task has its episodes
     (or the unit's frame cap is reached)."""
-    obs, _ = env.reset(seed=ctx.seed)
+    obs, _ = env.reset(seed=ctx.seed + ctx.steps_done)  # a resumed unit does not replay its first episodes
     tasks = set(ctx.unit.tasks)
     while not ctx.finished:
         if all(recorder.episodes_of(t) >= episodes_per_task for t in tasks):

@@ -97,6 +97,18 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_chain(again, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=2, from_checkpoint=start)
 
+    # a zero-shot frame cap too small for any episode: the units finish, the report says so
+    capped = tmp_path / "capped"
+    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--from", start, "--frames", "12000",
+                   "--set", "run.zeroshot_frames=8", "--set", "run.zeroshot_episodes=2", "--out", capped,
+                   "--no-progress", plugins=TEST_PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    units, episodes = _store(capped)
+    assert {u["budget_frames"] for u in units.values()} == {8} and not episodes
+    zeroshot = json.loads((capped / "report" / "report.json").read_text())["phases"]["zeroshot"]
+    assert zeroshot["short"] == {"count-20 s0": 0, "count-50 s0": 0, "count-80 s0": 0}
+    assert "Fewer than 2 episodes" in (capped / "report" / "report.md").read_text()
+
 
 def test_ppo_joint_chain_cnn_on_platformer(tmp_path):
     out = tmp_path / "run"

@@ -33,6 +33,8 @@ def _assert_usage_error(proc, *fragments):
         (["run", "toy", "random", "--frames", "-40"], ["budget must be a positive"]),
         (["run", "toy", "random", "--frames", "lots"], ["not a number"]),
         (["run", "toy", "random", "--seeds", "0,0"], ["seed twice"]),
+        (["run", "toy", "ppo_joint", "--set", "run.zeroshot_frames=0"], ["zeroshot_frames must be a positive"]),
+        (["run", "toy", "ppo_joint", "--set", "run.zeroshot_episodes=0"], ["zeroshot_episodes must be positive"]),
         (["list", "tyo"], ["did you mean 'toy'"]),
         (["frobnicate"], ["invalid choice"]),
         (["resume", "/nonexistent/run"], ["not a benchgen run directory"]),

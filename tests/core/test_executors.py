@@ -86,3 +86,14 @@ def test_nothing_else_imports_ray():
     for path in (REPO / "benchgen").rglob("*.py"):
         if path.name != "distributed.py":
             assert "import ray" not in path.read_text(), path
+
+
+def test_ray_without_address_starts_a_fresh_local_instance(tmp_path, monkeypatch):
+    """No --address: a local instance of its own, whatever RAY_ADDRESS or `ray start` left behind
+    (ray.init() alone would try to join those)."""
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # a cluster that does not exist
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--executor", "ray",
+                   "--out", out, "--no-progress", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [u[1] for u in _units(out)] == ["done"]
