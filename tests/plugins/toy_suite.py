@@ -14,66 +14,32 @@ import gymnasium as gym
 import numpy as np
 
 import benchgen
-from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
+from benchgen.suite import Split, Suite
+from tests.plugins.scripted_env import ScriptedVectorEnv
 
 TASKS = ["count-20", "count-50", "count-80"]
 
 
-class ToyVectorEnv(SuiteVectorEnv):
-    frames_per_step = 4
-
+class ToyVectorEnv(ScriptedVectorEnv):
     def __init__(self, tasks: Sequence[str], seed: int):
-        self.tasks = list(tasks)
-        self.num_envs = len(tasks)
-        self.single_observation_space = gym.spaces.Box(0, 255, (1, 8, 8), np.uint8)
-        self.single_action_space = gym.spaces.Discrete(3)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
-        self.limits = np.array([int(t.split("-")[1]) for t in self.tasks])
-        self.rng = np.random.default_rng(seed)
-        self.t = np.zeros(self.num_envs, int)
-        self.score = np.zeros(self.num_envs)
-        self.zeros = np.zeros(self.num_envs, int)
-        self._ends: list[EpisodeEnd] = []
+        self.zeros = np.zeros(len(tasks), int)
+        super().__init__(tasks, seed, gym.spaces.Box(0, 255, (1, 8, 8), np.uint8))
 
     def _obs(self):
         obs = np.zeros((self.num_envs, 1, 8, 8), np.uint8)
         obs[:, 0, 0, 0] = np.minimum(self.t, 255)
         return obs
 
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        self.t[:] = 0
-        self.score[:] = 0
-        self.zeros[:] = 0
-        return self._obs(), {}
-
-    def step(self, actions):
-        actions = np.asarray(actions)
+    def _rules(self, actions):
         reward = (self.rng.random(self.num_envs) < 0.2 + 0.3 * actions).astype(float)
-        self.t += 1
-        self.score += reward
         self.zeros = np.where(actions == 0, self.zeros + 1, 0)
-        terminated = self.zeros >= 3
-        truncated = (self.t >= self.limits) & ~terminated
-        done = terminated | truncated
-        info = {}
-        if done.any():
-            info["final_obs"] = self._obs()
-            for i in np.flatnonzero(done):
-                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self.score[i]), int(self.t[i]) * 4,
-                                             "game_over" if terminated[i] else "time_limit",
-                                             extras={"score_half": float(self.score[i] / 2)}))
-            self.t[done] = 0
-            self.score[done] = 0
-            self.zeros[done] = 0
-        return self._obs(), reward, terminated, truncated, info
+        return reward, self.zeros >= 3
 
-    def pop_episode_ends(self):
-        ends, self._ends = self._ends, []
-        return ends
+    def _begin(self, which):
+        self.zeros[which] = 0
+
+    def _extras(self, index):
+        return {"score_half": float(self.score[index] / 2)}
 
 
 class ToySuite(Suite):

@@ -15,28 +15,17 @@ import numpy as np
 
 import benchgen
 from benchgen.errors import UsageError
-from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
+from benchgen.suite import Split, Suite
+from tests.plugins.scripted_env import ScriptedVectorEnv
 
 TASKS = ["chain-8", "chain-12", "chain-20"]
 OBS_SIZE = 5
 
 
-class ChainVectorEnv(SuiteVectorEnv):
-    frames_per_step = 4
-
+class ChainVectorEnv(ScriptedVectorEnv):
     def __init__(self, tasks: Sequence[str], seed: int):
-        self.tasks = list(tasks)
-        self.num_envs = len(tasks)
-        self.single_observation_space = gym.spaces.Box(-1, 1, (OBS_SIZE,), np.float32)
-        self.single_action_space = gym.spaces.Discrete(3)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
-        self.limits = np.array([int(t.split("-")[1]) for t in self.tasks])
-        self.t = np.zeros(self.num_envs, int)
-        self.last = np.zeros(self.num_envs, int)
-        self.score = np.zeros(self.num_envs)
-        self._ends: list[EpisodeEnd] = []
+        self.last = np.zeros(len(tasks), int)
+        super().__init__(tasks, seed, gym.spaces.Box(-1, 1, (OBS_SIZE,), np.float32))
 
     def _obs(self):
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
@@ -45,35 +34,12 @@ class ChainVectorEnv(SuiteVectorEnv):
         obs[:, 4] = 1.0
         return obs
 
-    def reset(self, *, seed=None, options=None):
-        self.t[:] = 0
-        self.last[:] = 0
-        self.score[:] = 0
-        return self._obs(), {}
-
-    def step(self, actions):
-        actions = np.asarray(actions)
-        reward = np.where(actions == 1, 1.0, np.where(actions == 0, 0.2, 0.0))
-        self.t += 1
+    def _rules(self, actions):
         self.last = actions % 3
-        self.score += reward
-        terminated = actions == 2
-        truncated = (self.t >= self.limits) & ~terminated
-        done = terminated | truncated
-        info = {}
-        if done.any():
-            info["final_obs"] = self._obs()
-            for i in np.flatnonzero(done):
-                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self.score[i]), int(self.t[i]) * 4,
-                                             "game_over" if terminated[i] else "time_limit"))
-            self.t[done] = 0
-            self.last[done] = 0
-            self.score[done] = 0
-        return self._obs(), reward, terminated, truncated, info
+        return np.where(actions == 1, 1.0, np.where(actions == 0, 0.2, 0.0)), actions == 2
 
-    def pop_episode_ends(self):
-        ends, self._ends = self._ends, []
-        return ends
+    def _begin(self, which):
+        self.last[which] = 0
 
 
 class ChainSuite(Suite):

@@ -1,0 +1,80 @@
+"""What the scripted test suites' vector envs share: tasks named "NAME-L" (L = the episode's step
+limit), SAME_STEP autoreset, and the episode facts a suite hands the recorder.
+
+A subclass says what an observation looks like (``_obs``), what an action earns and whether it
+ends the episode (``_rules``), and which of its own per-episode state a new episode clears
+(``_begin``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+from benchgen.suite import EpisodeEnd, SuiteVectorEnv
+
+
+class ScriptedVectorEnv(SuiteVectorEnv):
+    frames_per_step = 4
+
+    def __init__(self, tasks: Sequence[str], seed: int, observation_space: gym.spaces.Box, num_actions: int = 3):
+        self.tasks = list(tasks)
+        self.num_envs = len(tasks)
+        self.single_observation_space = observation_space
+        self.single_action_space = gym.spaces.Discrete(num_actions)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
+        self.limits = np.array([int(t.split("-")[1]) for t in self.tasks])
+        self.rng = np.random.default_rng(seed)
+        self.t = np.zeros(self.num_envs, int)
+        self.score = np.zeros(self.num_envs)
+        self._ends: list[EpisodeEnd] = []
+
+    # -- what a subclass defines -------------------------------------------------------------
+    def _obs(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _rules(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(reward, terminated) of this step's actions; may update the subclass's state."""
+        raise NotImplementedError
+
+    def _begin(self, which: np.ndarray) -> None:
+        """Clear the subclass's per-episode state of the sub-environments in mask ``which``."""
+
+    def _extras(self, index: int) -> dict[str, Any]:
+        """Suite-specific facts of sub-environment ``index``'s finished episode."""
+        return {}
+
+    # -- the shared bookkeeping -------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.t[:] = 0
+        self.score[:] = 0
+        self._begin(np.ones(self.num_envs, bool))
+        return self._obs(), {}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        reward, terminated = self._rules(actions)
+        self.t += 1
+        self.score += reward
+        truncated = (self.t >= self.limits) & ~terminated
+        done = terminated | truncated
+        info = {}
+        if done.any():
+            info["final_obs"] = self._obs()
+            for i in np.flatnonzero(done):
+                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self.score[i]), int(self.t[i]) * 4,
+                                             "game_over" if terminated[i] else "time_limit", extras=self._extras(i)))
+            self.t[done] = 0
+            self.score[done] = 0
+            self._begin(done)
+        return self._obs(), reward, terminated, truncated, info
+
+    def pop_episode_ends(self):
+        ends, self._ends = self._ends, []
+        return ends
