@@ -39,7 +39,7 @@ class RandomAgent(Agent):
         if getattr(self, "_seeded_for", None) is None:
             self.rng = np.random.default_rng(ctx.seed + self.config.seed_offset)
             self._seeded_for = ctx.seed
-        env.reset(seed=ctx.seed + ctx.steps_done)  # a resumed unit does not replay its first episodes
+        env.reset(seed=ctx.reset_seed)
         while not ctx.finished:
             env.step(self._actions(env.num_envs))
             ctx.maybe_checkpoint()

@@ -37,6 +37,12 @@ class TrainingContext(abc.ABC):
         """Agent steps taken so far in this unit, restored on resume."""
 
     @property
+    def reset_seed(self) -> int:
+        """Seed for the agent's one ``env.reset``: the unit's seed on a fresh start, another one
+        after each resume, so a resumed unit does not replay the episodes it began with."""
+        return int(self.seed) + int(self.steps_done)
+
+    @property
     def finished(self) -> bool:
         """True once the budget is spent (or a stop was requested): return from ``learn``."""
         return self.steps_done >= self.budget_steps

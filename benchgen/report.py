@@ -86,7 +86,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     scorer = registry.scorer(suite)
     groups = collect(run_dir)
     views = _views(meta)
-    wanted = meta["run"].get("zeroshot_episodes", 10)
+    wanted = meta["run"]["zeroshot_episodes"]
     short = _short_zeroshot(run_dir, groups, wanted)
     phases = {p for p, _, _ in groups} | ({"zeroshot"} if short else set())
     phases = sorted(phases, key=["train", "joint", "zeroshot", "finetune"].index)

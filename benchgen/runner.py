@@ -439,7 +439,7 @@ def execute_unit(run_dir: Path, r: ResolvedRun, unit_id: str, progress=None, sto
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
     """Zero-shot evaluation: act greedily, no learning, until every task has its episodes
     (or the unit's frame cap is reached)."""
-    obs, _ = env.reset(seed=ctx.seed + ctx.steps_done)  # a resumed unit does not replay its first episodes
+    obs, _ = env.reset(seed=ctx.reset_seed)
     tasks = set(ctx.unit.tasks)
     while not ctx.finished:
         if all(recorder.episodes_of(t) >= episodes_per_task for t in tasks):

@@ -245,8 +245,7 @@ class RainbowIQNAgent(IQNCore, Agent):
         if self.replay is None or self.replay.num_envs != num_envs:  # streams are per sub-environment:
             self.replay = self._new_replay(num_envs)  # another env count starts an empty memory
         budget = max(1, ctx.budget_steps)
-        # A resumed unit draws other episodes than the first attempt did.
-        obs, _ = env.reset(seed=int(ctx.seed) + int(ctx.steps_done))
+        obs, _ = env.reset(seed=ctx.reset_seed)
         for e in range(num_envs):
             self.replay.start_episode(e, obs[e])
         period, noise_stale = cfg.update_period_steps, True
