@@ -10,16 +10,27 @@ The agent owns one ``stable_baselines3.PPO`` model and drives it through benchge
   where they were after a resume.
 * SB3's training statistics go to the unit's TensorBoard through ``ctx.log_scalar`` (x-axis:
   frames), by an SB3 logger output format.
-* ``save``/``load``: SB3's own zip (weights, Adam state, step counter). A model loaded from a
-  checkpoint is re-bound to the next unit's env with ``PPO.load(env=...)``, which also handles a
-  different number of sub-environments (a joint policy fine-tuned on one test task). A resumed
-  unit keeps its Adam state; a unit starting from another unit's checkpoint (fine-tuning from the
-  joint policy, ``--from``) keeps the weights and starts a fresh Adam state.
+* ``save``/``load``: data only, never SB3's own zip. ``PPO.load`` unpickles (cloudpickle) the
+  ``:serialized:`` entries of the zip, so a crafted checkpoint ran code when loaded; here a
+  checkpoint is ``ppo.pt``, the policy's and its Adam optimizer's state dicts (tensors, numbers,
+  lists: read with ``torch.load(weights_only=True)`` through
+  :func:`~benchgen_agents.checkpoint_io.load_tensors`), and ``ppo_agent.json`` (policy kind,
+  CNN width, observation and action spaces, SB3's update counter, the unit's step counter, the
+  SB3 version). Anything else, an old ``ppo.zip`` included, is refused with one line. The
+  architecture and spaces must be this agent's (a mismatch is refused with what to set); the
+  training settings are always this unit's config (a fine-tuning config).
+* ``load`` rebuilds the policy from the spaces and config and loads the state dicts into it,
+  which checks every tensor's name and shape; ``act`` can then play without an env (a zero-shot
+  unit). ``learn`` binds it to the unit's env by building a fresh ``PPO(...)`` for that env and
+  copying the state dicts into ``model.policy`` and ``model.policy.optimizer``; a model is rebuilt
+  the same way for an env with a different number of sub-environments (a joint policy fine-tuned
+  on one test task), since SB3's rollout buffer is sized by it. A resumed unit keeps its Adam
+  state; a unit starting from another unit's checkpoint (fine-tuning from the joint policy,
+  ``--from``) keeps the weights and starts a fresh Adam state.
 """
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -31,16 +42,23 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger
-from stable_baselines3.common.preprocessing import is_image_space
-from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
+from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
+from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, get_device, set_random_seed
+from stable_baselines3.common.vec_env import VecTransposeImage
 
 from benchgen.agent import Agent, TrainingContext
 from benchgen.errors import UsageError
+from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 
-MODEL_FILE = "ppo.zip"
+MODEL_FILE = "ppo.pt"
 STATE_FILE = "ppo_agent.json"
+#: SB3's zip, what benchgen wrote before: it is refused, never opened (PPO.load unpickles it)
+LEGACY_MODEL_FILE = "ppo.zip"
+#: ``format`` in STATE_FILE: 2 is ``ppo.pt`` + JSON (1 was SB3's zip, whose JSON had no such key)
+FORMAT = 2
 #: the Nature CNN's three convolutions need at least 36x36 pixels
 MIN_CNN_SIZE = 36
 
@@ -93,6 +111,27 @@ class _ContextWriter(KVWriter):
         pass
 
 
+def _space_info(space: gym.Space) -> dict[str, Any]:
+    """What a checkpoint records of a space: enough to tell that a policy does not fit another task."""
+    info: dict[str, Any] = {"type": type(space).__name__, "shape": list(space.shape or ()), "dtype": str(space.dtype)}
+    if isinstance(space, gym.spaces.Discrete):
+        info["n"] = int(space.n)
+    return info
+
+
+def _architecture(policy: Any, features_dim: Any) -> str:
+    """The config settings that shape the network, as a user sets them ("policy=CnnPolicy and features_dim=512")."""
+    return f"policy={policy}" + (f" and features_dim={features_dim}" if features_dim is not None else "")
+
+
+def _sb3_observation_space(space: gym.Space) -> gym.Space:
+    """The observation space SB3's policy sees: channel-last images transposed, as ``PPO`` wraps the env
+    in ``VecTransposeImage`` (``BaseAlgorithm._wrap_env``)."""
+    if is_image_space(space) and not is_image_space_channels_first(space):
+        return VecTransposeImage.transpose_space(space)
+    return space
+
+
 class PPOAgent(Agent):
     """stable-baselines3 PPO with a Nature-CNN (or MLP) actor-critic; see the module docstring."""
 
@@ -101,12 +140,14 @@ class PPOAgent(Agent):
         if not isinstance(action_space, gym.spaces.Discrete):
             raise UsageError(f"the ppo agent needs a discrete action space, got {action_space}")
         self.policy = choose_policy(config.policy, observation_space)
+        #: the model bound to an env (built by ``learn``)
         self.model: PPO | None = None
-        #: a loaded SB3 zip not yet bound to an env (bound in ``learn``, or for prediction in ``act``)
-        self._checkpoint: bytes | None = None
+        #: a policy (with its optimizer) loaded from a checkpoint, not yet bound to an env: ``act`` uses it
+        self._loaded: ActorCriticPolicy | None = None
+        #: SB3's update counter of the loaded checkpoint (its ``train/n_updates`` continues from there)
+        self._loaded_updates = 0
         #: the unit that wrote the loaded checkpoint ("unit" in its checkpoint.json)
         self._checkpoint_unit: str | None = None
-        self._predict_only = False
         if config.torch_threads:
             torch.set_num_threads(config.torch_threads)
 
@@ -128,41 +169,54 @@ class PPOAgent(Agent):
             target_kl=c.target_kl,
         )
 
+    def _features_dim(self) -> int | None:
+        return self.config.features_dim if self.policy == "CnnPolicy" else None
+
     def _policy_kwargs(self) -> dict[str, Any]:
         if self.policy == "CnnPolicy":
             # SB3's NatureCNN: conv 32x8x8/4, 64x4x4/2, 64x3x3/1, linear 512; frames / 255.
             return {"features_extractor_kwargs": {"features_dim": self.config.features_dim}}
         return {}
 
+    def _new_policy(self) -> ActorCriticPolicy:
+        """The policy ``PPO(...)`` would build for this agent, without an env (to load and act)."""
+        # The schedule only sets the optimizer's initial lr; a bound model's SB3 updates it every rollout.
+        policy = PPO.policy_aliases[self.policy](_sb3_observation_space(self.observation_space), self.action_space,
+                                                 ConstantSchedule(self.config.learning_rate), **self._policy_kwargs())
+        return policy.to(get_device(self.config.device))
+
     def _bind(self, vec: BenchgenVecEnv, seed: int) -> PPO:
-        """The model, attached to ``vec``: new, or the loaded/previous one re-bound."""
-        if self.model is not None and not self._predict_only and self.model.n_envs == vec.num_envs:
+        """The model, attached to ``vec``: new, or built from the loaded/previous policy."""
+        if self.model is not None and self.model.n_envs == vec.num_envs:
             self.model.set_env(vec, force_reset=True)
             return self.model
-        data = self._checkpoint if self._checkpoint is not None else (self._to_bytes() if self.model else None)
-        if data is None:
+        if self._loaded is not None:
+            source, updates = self._loaded, self._loaded_updates
+        elif self.model is not None:  # bound before, to another number of sub-environments
+            source, updates = self.model.policy, self.model._n_updates  # noqa: SLF001
+        else:
+            source, updates = None, 0
+        if source is None:
             # Seed torch/numpy/random before the weights are drawn; the env keeps the runner's seed.
             set_random_seed(seed)
-            self.model = PPO(self.policy, vec, policy_kwargs=self._policy_kwargs(), device=self.config.device,
-                             seed=None, verbose=0, **self._hyperparameters())
-        else:
-            # PPO.load rebuilds the rollout buffer for vec's number of sub-environments; the
-            # settings of *this* unit's config win over the saved ones (a fine-tuning config).
-            self.model = PPO.load(io.BytesIO(data), env=vec, device=self.config.device, **self._hyperparameters())
-        self._checkpoint, self._predict_only = None, False
-        return self.model
-
-    def _to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        self.model.save(buffer)
-        return buffer.getvalue()
+        # A new model for vec: SB3 sizes the rollout buffer by vec's number of sub-environments.
+        # Its settings are *this* unit's config (a fine-tuning config); the weights and Adam
+        # state come from the loaded (or previous) policy.
+        model = PPO(self.policy, vec, policy_kwargs=self._policy_kwargs(), device=self.config.device,
+                    seed=None, verbose=0, **self._hyperparameters())
+        if source is not None:
+            model.policy.load_state_dict(source.state_dict())
+            model.policy.optimizer.load_state_dict(source.optimizer.state_dict())
+            model._n_updates = updates  # noqa: SLF001
+        self.model, self._loaded = model, None
+        return model
 
     # -- the agent protocol ----------------------------------------------------------------
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         if ctx.finished:
             return
         vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward)
-        foreign = self._checkpoint is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
+        foreign = self._loaded is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
         model = self._bind(vec, ctx.seed)
         if foreign:
             # Fine-tuning (or --from): start from another unit's weights with a fresh Adam state;
@@ -183,46 +237,88 @@ class PPOAgent(Agent):
         )
 
     def act(self, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
-        if self.model is None:
-            if self._checkpoint is None:
-                raise RuntimeError("the ppo agent has no policy yet: learn or load a checkpoint first")
-            self.model = PPO.load(io.BytesIO(self._checkpoint), env=None, device=self.config.device)
-            self._predict_only = True
+        policy = self.model.policy if self.model is not None else self._loaded
+        if policy is None:
+            raise RuntimeError("the ppo agent has no policy yet: learn or load a checkpoint first")
         # PPO's policy is stochastic: "greedy" is the argmax only if the config says so.
-        actions, _state = self.model.predict(observations, deterministic=greedy and self.config.deterministic_eval)
+        # (PPO.predict is this call: SB3's policy does the observation preprocessing.)
+        actions, _state = policy.predict(observations, deterministic=greedy and self.config.deterministic_eval)
         return np.asarray(actions)
 
     def save(self, directory: Path) -> None:
         directory = Path(directory)
-        if self.model is not None and not self._predict_only:
-            self.model.save(directory / MODEL_FILE)
-            steps = int(self.model.num_timesteps)
-        elif self._checkpoint is not None or self.model is not None:
-            # Loaded and only evaluated (a zero-shot unit): the weights are the loaded ones.
-            (directory / MODEL_FILE).write_bytes(self._checkpoint if self._checkpoint is not None else self._to_bytes())
-            steps = None
+        directory.mkdir(parents=True, exist_ok=True)  # as SB3's model.save did
+        if self.model is not None:
+            policy, steps = self.model.policy, int(self.model.num_timesteps)
+            updates = int(self.model._n_updates)  # noqa: SLF001
         else:
-            steps = None  # never trained (no env step taken): nothing but the state file
-        state = {"policy": self.policy, "num_timesteps": steps, "stable_baselines3": stable_baselines3.__version__}
-        (directory / STATE_FILE).write_text(json.dumps(state, indent=2))
+            # Loaded and only evaluated (a zero-shot unit): the weights are the loaded ones.
+            policy, steps, updates = self._loaded, None, self._loaded_updates
+        if policy is not None:
+            save_tensors({"policy": policy.state_dict(), "optimizer": policy.optimizer.state_dict()},
+                         directory / MODEL_FILE)
+        # else: never trained (no env step taken): nothing but the state file
+        state = {
+            "format": FORMAT, "policy": self.policy, "features_dim": self._features_dim(),
+            "observation_space": _space_info(self.observation_space), "action_space": _space_info(self.action_space),
+            "weights": policy is not None, "num_timesteps": steps, "n_updates": updates if policy is not None else 0,
+            "stable_baselines3": stable_baselines3.__version__,
+        }
+        save_json(state, directory / STATE_FILE, indent=2)
 
     def load(self, directory: Path) -> None:
         directory = Path(directory)
-        path = directory / MODEL_FILE
-        if not path.is_file():
+        if not (directory / MODEL_FILE).is_file():
+            if (directory / LEGACY_MODEL_FILE).exists():
+                raise UsageError(f"checkpoint {directory} holds a PPO model in a format benchgen no longer loads "
+                                 f"({LEGACY_MODEL_FILE}: stable-baselines3's zip, which unpickles code); retrain it "
+                                 f"with this version of benchgen, which writes {MODEL_FILE} (tensors only)")
             if (directory / STATE_FILE).is_file():
+                if self._check_state(directory)["weights"]:
+                    raise UsageError(f"checkpoint {directory} lost its PPO model ({MODEL_FILE} is missing); restore "
+                                     f"it, or start from another checkpoint")
                 return  # saved before any step was taken: the fresh model is the same thing
             written_by = _checkpoint_info(directory).get("agent", "?")
             raise UsageError(f"checkpoint {directory} holds no PPO model ({MODEL_FILE}); it was written by "
                              f"agent '{written_by}': start from a checkpoint of a ppo agent")
-        self._checkpoint = path.read_bytes()
+        state = self._check_state(directory)
+        tensors = load_tensors(directory / MODEL_FILE, "PPO checkpoint", keys=("policy", "optimizer"))
+        policy = self._new_policy()
+        with refusing_bad_state("PPO checkpoint", directory / MODEL_FILE,
+                                "start from a checkpoint written by a ppo agent on the same observations and actions"):
+            policy.load_state_dict(tensors["policy"])
+            policy.optimizer.load_state_dict(tensors["optimizer"])
+        self._loaded, self._loaded_updates = policy, state["n_updates"]
         self._checkpoint_unit = _checkpoint_info(directory).get("unit")
-        self.model, self._predict_only = None, False
+        self.model = None
+
+    def _check_state(self, directory: Path) -> dict[str, Any]:
+        """``STATE_FILE`` read and checked against this agent: format, architecture and spaces."""
+        path = directory / STATE_FILE
+        state = load_json(path, "PPO checkpoint state")
+        if state.get("format") != FORMAT:
+            raise UsageError(f"PPO checkpoint state {path} is not in benchgen's format {FORMAT} (format "
+                             f"{state.get('format')!r}); retrain with this version of benchgen")
+        saved, mine = (state.get("policy"), state.get("features_dim")), (self.policy, self._features_dim())
+        if saved != mine:
+            raise UsageError(f"checkpoint {directory} holds a policy with {_architecture(*saved)}, this unit's config "
+                             f"builds one with {_architecture(*mine)}: set {_architecture(*saved)} to start from it")
+        spaces = (_space_info(self.observation_space), _space_info(self.action_space))
+        if (state.get("observation_space"), state.get("action_space")) != spaces:
+            raise UsageError(f"checkpoint {directory} was written for observations {state.get('observation_space')} "
+                             f"and actions {state.get('action_space')}, this task has {spaces[0]} and {spaces[1]}: "
+                             f"start from a checkpoint of tasks with the same observations and actions")
+        updates = state.get("n_updates")
+        if not isinstance(updates, int) or isinstance(updates, bool) or not isinstance(state.get("weights"), bool):
+            raise UsageError(f"PPO checkpoint state {path} is damaged (no integer n_updates or boolean weights); "
+                             f"start from another checkpoint, or retrain")
+        return state
 
 
 def _checkpoint_info(directory: Path) -> dict[str, Any]:
-    """The runner's ``checkpoint.json`` next to an agent's files ({} if absent)."""
+    """The runner's ``checkpoint.json`` next to an agent's files ({} if absent or not a JSON object)."""
     try:
-        return json.loads((directory / "checkpoint.json").read_text())
+        info = json.loads((directory / "checkpoint.json").read_text())
     except (OSError, ValueError):
         return {}
+    return info if isinstance(info, dict) else {}

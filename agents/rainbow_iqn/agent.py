@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import os
 import random
 import time
@@ -31,6 +30,7 @@ import torch
 
 from benchgen.agent import Agent, TrainingContext
 from benchgen.errors import UsageError
+from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig, check_replay_fits
 from benchgen_agents.rainbow_iqn.networks import IQNNetwork
 from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
@@ -333,7 +333,7 @@ class RainbowIQNAgent(IQNCore, Agent):
         """Networks, optimizer, counters, every RNG, the config, and (``save_replay``) the memory."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        torch.save(
+        save_tensors(
             {
                 "online": self.online.state_dict(),
                 "target": self.target.state_dict(),
@@ -353,17 +353,37 @@ class RainbowIQNAgent(IQNCore, Agent):
             "python_random": random.getstate(),
             "replay_saved": bool(self.config.save_replay and self.replay is not None),
         }
-        (directory / STATE_JSON).write_text(json.dumps(state))
+        save_json(state, directory / STATE_JSON)
         if state["replay_saved"]:
             self.replay.save(directory / REPLAY_DIR)
 
     def load(self, directory: Path) -> None:
-        """Restore what :meth:`save` wrote; training then continues exactly where it stopped."""
+        """Restore what :meth:`save` wrote; training then continues exactly where it stopped.
+
+        Tensors and JSON only (``checkpoint_io``): a file holding pickled objects, or one that does
+        not fit this agent, is refused with one line and nothing of it is run.
+        """
         directory = Path(directory)
         if not (directory / CHECKPOINT).is_file():
             raise UsageError(f"{directory} holds no Rainbow-IQN checkpoint ({CHECKPOINT} is missing)")
-        ckpt = torch.load(directory / CHECKPOINT, map_location="cpu", weights_only=True)
-        state = json.loads((directory / STATE_JSON).read_text())
+        ckpt = load_tensors(directory / CHECKPOINT, "Rainbow-IQN checkpoint",
+                            keys=("online", "target", "optimizer", "generator", "torch_global", "cuda_global"))
+        state = load_json(directory / STATE_JSON, "Rainbow-IQN checkpoint state")
+        with refusing_bad_state("Rainbow-IQN checkpoint", directory,
+                                "start from a checkpoint written by rainbow_iqn on the same observations and actions"):
+            self._restore(ckpt, state)
+        # numpy arrays (allow_pickle=False) and JSON; a damaged memory stops the resume in one line
+        with refusing_bad_state("Rainbow-IQN replay", directory / REPLAY_DIR,
+                                f"remove that {REPLAY_DIR} folder to resume with an empty memory"):
+            saved_envs = PrioritizedReplay.saved_num_envs(directory / REPLAY_DIR) if state.get("replay_saved") else None
+            if saved_envs is not None:
+                self.replay = self._new_replay(saved_envs)
+                self.replay.load(directory / REPLAY_DIR)
+            else:
+                self.replay = None  # a fresh memory refills before learning resumes
+
+    def _restore(self, ckpt: dict, state: dict) -> None:
+        """Networks, optimizer, counters and RNGs from a loaded checkpoint (raises on one that does not fit)."""
         self.online.load_state_dict(ckpt["online"])
         self.target.load_state_dict(ckpt["target"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
@@ -377,9 +397,3 @@ class RainbowIQNAgent(IQNCore, Agent):
         np.random.set_state((kind, np.asarray(keys, np.uint32), *rest))
         version, internal, gauss = state["python_random"]
         random.setstate((version, tuple(internal), gauss))
-        saved_envs = PrioritizedReplay.saved_num_envs(directory / REPLAY_DIR) if state["replay_saved"] else None
-        if saved_envs is not None:
-            self.replay = self._new_replay(saved_envs)
-            self.replay.load(directory / REPLAY_DIR)
-        else:
-            self.replay = None  # a fresh memory refills before learning resumes

@@ -366,10 +366,12 @@ class PrioritizedReplay:
         }
         if any(header[k] != v for k, v in mine.items()):
             raise UsageError(f"the saved replay in {directory} has another shape ({header}); it cannot be loaded here")
+        # allow_pickle=False (numpy's default, said here because it matters): a checkpoint is data, and an
+        # object array in a crafted .npy would be unpickled; numpy refuses it with a ValueError instead.
         for name in self._ARRAYS:
-            getattr(self, name)[...] = np.load(directory / f"{name}.npy", mmap_mode="r")
-        self.tree.nodes[...] = np.load(directory / "tree.npy")
-        self.pos, self.ep_len, in_episode, self._checks_left = np.load(directory / "streams.npy")
+            getattr(self, name)[...] = np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+        self.tree.nodes[...] = np.load(directory / "tree.npy", allow_pickle=False)
+        self.pos, self.ep_len, in_episode, self._checks_left = np.load(directory / "streams.npy", allow_pickle=False)
         self.in_episode = in_episode.astype(bool)
         self.max_priority = float(header["max_priority"])
         self.num_valid = int(header["num_valid"])

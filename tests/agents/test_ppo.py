@@ -138,13 +138,13 @@ def test_save_load_continues_where_it_stopped(tmp_path):
     agent = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
     agent.learn(env, Context(env, budget_steps=512))
     agent.save(tmp_path)
-    assert (tmp_path / "ppo.zip").is_file()
+    assert (tmp_path / "ppo.pt").is_file()
     assert json.loads((tmp_path / "ppo_agent.json").read_text())["num_timesteps"] == 512
     obs = np.zeros((4, 1, 8, 8), np.uint8)
 
     resumed = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
     resumed.load(tmp_path)
-    np.testing.assert_array_equal(resumed.act(obs), agent.act(obs))  # predict-only model from the zip
+    np.testing.assert_array_equal(resumed.act(obs), agent.act(obs))  # predict-only policy from the checkpoint
     env2 = CountingEnv(ToyVectorEnv(["count-20"] * 4, seed=1), steps_done=512)
     ctx = Context(env2, budget_steps=1024)
     resumed.learn(env2, ctx)
@@ -239,7 +239,7 @@ def test_cli_ppo_toy_mlp(tmp_path):
     units, episodes = _units_and_episodes(out)
     assert units == [("train-count-20-s0", "done", 20000, 20000)] and len(episodes) > 50
     final = sorted((out / "units" / "train-count-20-s0" / "checkpoints").iterdir())[-1]
-    assert (final / "ppo.zip").is_file() and json.loads((final / "checkpoint.json").read_text())["agent"] == "ppo"
+    assert (final / "ppo.pt").is_file() and json.loads((final / "checkpoint.json").read_text())["agent"] == "ppo"
     assert json.loads((out / "run.json").read_text())["agent_config"]["policy"] == "auto"
 
 
