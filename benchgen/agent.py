@@ -58,7 +58,7 @@ class TrainingContext(abc.ABC):
     def actor_env_factory(self) -> Callable[[int, int], tuple[Any, Any]]:
         """For distributed agents (Ape-X): a picklable ``factory(num_envs, seed)`` that builds,
         in another process, this unit's environment with the suite's agent-side wrappers, over an
-        :class:`benchgen.recorder.EpisodeCollector`; it returns ``(env, collector)``. Ship
+        :class:`benchgen.run.recorder.EpisodeCollector`; it returns ``(env, collector)``. Ship
         ``collector.drain()`` results back and pass them to :meth:`record_external`."""
         raise NotImplementedError("this runner does not support remote actors")
 

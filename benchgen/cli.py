@@ -214,9 +214,9 @@ def _run_config(args, registry):
     if args.seeds is not None:
         run_over["seeds"] = args.seeds
     if args.frames is not None:
-        run_over["budget"] = args.frames if suite.budget_unit == "frames" else args.frames // suite.frames_per_step
+        run_over["budget"] = suite.from_frames(args.frames)
     if args.timesteps is not None:
-        run_over["budget"] = args.timesteps * suite.frames_per_step if suite.budget_unit == "frames" else args.timesteps
+        run_over["budget"] = suite.from_frames(args.timesteps * suite.frames_per_step)
     for key in ("checkpoints", "num_envs", "from_checkpoint", "executor", "jobs", "ray_address"):
         value = getattr(args, key)
         if value is not None:
@@ -232,44 +232,39 @@ def _run_config(args, registry):
 def cmd_run(args) -> int:
     import time
 
-    from benchgen.runner import create_run_dir, resolve
+    from benchgen.run.execute import preflight
+    from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
 
     reg = args.registry
     run, agent_over = _run_config(args, reg)
     resolved = resolve(reg, run, agent_over)
-    _preflight(resolved.run)
+    preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = create_run_dir(reg, resolved, out)
+    run_dir = create_run(reg, resolved, out)
+    print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
     print(f"run directory: {run_dir}", file=sys.stderr)
     return _execute(run_dir, resolved)
 
 
 def cmd_resume(args) -> int:
-    from benchgen.runner import load_meta, resolve_from_meta
+    from benchgen.results.rundir import RunDir
+    from benchgen.run.execute import preflight
+    from benchgen.run.plan import resolve_from_meta, validate_run_config
 
-    meta = load_meta(args.run_dir)
-    resolved = resolve_from_meta(args.registry, meta)
+    run_dir = RunDir(args.run_dir)
+    resolved = resolve_from_meta(args.registry, run_dir.meta())
     if args.no_progress:
         resolved.run.progress = False
-    _preflight(resolved.run)
-    return _execute(args.run_dir, resolved)
+    validate_run_config(resolved.run, resolved.suite)
+    preflight(resolved)
+    return _execute(run_dir, resolved)
 
 
-def _preflight(run) -> None:
-    """Checks that must pass before anything is written: executor reachable, resources exist."""
-    if run.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if run.executor == "ray":
-        from benchgen.distributed import connect
-
-        connect(run.ray_address, run.cpus_per_unit, run.gpus_per_unit)
-
-
-def _execute(run_dir: Path, resolved) -> int:
-    from benchgen.executor import retries_summary, run_units
-    from benchgen.progress import RunProgress
-    from benchgen.report import write_report
-    from benchgen.runner import StopRequested, install_stop_handler
+def _execute(run_dir, resolved) -> int:
+    from benchgen.results.report import write_report
+    from benchgen.run.execute import run_units
+    from benchgen.run.progress import RunProgress
+    from benchgen.run.signals import StopRequested, install_stop_handler
 
     install_stop_handler()
     try:
@@ -279,9 +274,13 @@ def _execute(run_dir: Path, resolved) -> int:
         print(f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
               file=sys.stderr)
         return 130
-    summary = write_report(run_dir)
+    summary = write_report(run_dir.path)
     print(summary)
-    retries = retries_summary(run_dir)
+    store = run_dir.store(readonly=True)
+    try:
+        retries = sum(u.retries for u in store.units())
+    finally:
+        store.close()
     if retries:
         print(f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)")
     return 0
@@ -308,7 +307,7 @@ def _json_default(o):
 
 
 def cmd_export(args) -> int:
-    from benchgen.export import export_episodes
+    from benchgen.results.export import export_episodes
 
     path = export_episodes(args.run_dir, args.format, args.output)
     if path is not None:
@@ -331,10 +330,10 @@ def cmd_new_plugin(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from benchgen.report import write_report
-    from benchgen.runner import RUN_FILE
+    from benchgen.results.report import write_report
+    from benchgen.results.rundir import RunDir
 
-    if args.run_dir.is_dir() and not (args.run_dir / RUN_FILE).exists():
+    if args.run_dir.is_dir() and not RunDir(args.run_dir).meta_file.exists():
         # a results root: compare the runs under it
         args = argparse.Namespace(**{**vars(CMD_COMPARE_DEFAULTS), "paths": [args.run_dir], "baseline": args.baseline,
                                      "force": args.force, "registry": args.registry})
@@ -349,8 +348,8 @@ CMD_COMPARE_DEFAULTS = argparse.Namespace(
 
 
 def cmd_compare(args) -> int:
-    from benchgen.compare import build_comparison, write_comparison
-    from benchgen.compare.render import summary, to_json
+    from benchgen.results.compare import build_comparison, write_comparison
+    from benchgen.results.compare.render import summary, to_json
 
     pairs = None
     if args.pairs:
@@ -366,7 +365,10 @@ def cmd_compare(args) -> int:
         curve_points=args.curve_points, show_references=not args.no_references)
     out = args.out
     if out is None:
-        out = args.paths[0] / "compare" if len(args.paths) == 1 and not (args.paths[0] / "run.json").exists() else Path("compare")
+        from benchgen.results.rundir import RunDir
+
+        one_root = len(args.paths) == 1 and not RunDir(args.paths[0]).meta_file.exists()
+        out = args.paths[0] / "compare" if one_root else Path("compare")
     write_comparison(result, out, plots=not args.no_plots, html=not args.no_html)
     print(to_json(result) if args.json else summary(result, out))
     return 0

@@ -124,6 +124,11 @@ def load_split_yaml(path: str | Path, suite: str | None = None) -> Split:
     )
 
 
+def budget_to_frames(amount: int, budget_unit: str, frames_per_step: int) -> int:
+    """An amount in a suite's budget unit ("frames" or "timesteps") as emulator frames."""
+    return int(amount) if budget_unit == "frames" else int(amount) * int(frames_per_step)
+
+
 class Suite(abc.ABC):
     """A benchmark suite. Subclass it in a plugin and return instances from ``benchgen_suites``."""
 
@@ -153,6 +158,14 @@ class Suite(abc.ABC):
     default_split: str | None = None
     #: split a joint agent trains and tests on when no --split is given (needs a test set)
     default_joint_split: str | None = None
+
+    def to_frames(self, amount: int) -> int:
+        """An amount in ``budget_unit`` as emulator frames."""
+        return budget_to_frames(amount, self.budget_unit, self.frames_per_step)
+
+    def from_frames(self, frames: int) -> int:
+        """Emulator frames in ``budget_unit`` (whole agent steps for timesteps)."""
+        return int(frames) if self.budget_unit == "frames" else int(frames) // self.frames_per_step
 
     @abc.abstractmethod
     def tasks(self) -> list[str]:

@@ -48,7 +48,7 @@ class AtariActorEnvs:
         self.game = game
 
     def __call__(self, num_envs: int, seed: int):
-        from benchgen.recorder import EpisodeCollector
+        from benchgen.run.recorder import EpisodeCollector
         from benchgen.registry import get_registry
 
         suite = get_registry().suite("atari_saber")
@@ -160,7 +160,7 @@ def main() -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     import ray
 
-    from benchgen.distributed import connect
+    from benchgen.run.ray_cluster import connect
 
     connect(None, 0, 0)  # a local instance on 127.0.0.1
     print(f"{args.game}, preset={args.preset}, actor_envs={args.actor_envs}, chunk={args.chunk_steps}, "

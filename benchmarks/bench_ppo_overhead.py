@@ -7,7 +7,7 @@ What is compared, for the same number of agent steps on the same game:
   raw rewards, 84x84 gray, max-pool, stack 4, SAME_STEP autoreset), seen through
   :class:`benchgen_agents.ppo.vec_env.BenchgenVecEnv` (the minimal SB3 view of a batched env),
   with RL Zoo's Atari hyperparameters and reward clipping;
-* **benchgen ppo**: one ``benchgen run``-equivalent unit (``runner.execute_unit``): the suite's
+* **benchgen ppo**: one ``benchgen run``-equivalent unit (``benchgen.run.unit.execute_unit``): the suite's
   env under benchgen's episode recorder (SQLite commits per episode), the agent's budget callback,
   TensorBoard logging and resumable checkpoints (every budget / 20, the default).
 
@@ -161,7 +161,8 @@ def run_benchgen(game: str, steps: int, num_envs: int, seed: int, threads: int,
     this makes it do the same updates as plain SB3 (which always trains on its last rollout)."""
     from benchgen.config import RunConfig
     from benchgen.registry import Registry
-    from benchgen.runner import create_run_dir, execute_unit, plan_units, resolve
+    from benchgen.run.plan import create_run, plan_units, resolve
+    from benchgen.run.unit import execute_unit
 
     class _Plugin:
         import benchgen as _b
@@ -178,10 +179,10 @@ def run_benchgen(game: str, steps: int, num_envs: int, seed: int, threads: int,
     resolved = resolve(registry, run, overrides)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
-        create_run_dir(registry, resolved, out)
+        run_dir = create_run(registry, resolved, out)
         (unit,) = plan_units(resolved)
         start = time.perf_counter()
-        done = execute_unit(out, resolved, unit.unit_id)
+        done = execute_unit(run_dir, resolved, unit.unit_id)
         return done.frames_done // 4, time.perf_counter() - start
 
 

@@ -3,7 +3,7 @@
 ``rainbow_iqn --set actors=N`` starts N actor processes (Ray actors). Each actor
 
 * builds its own copy of the unit's environment (``ctx.actor_env_factory()``: the suite env with
-  the suite's agent wrappers over an :class:`~benchgen.recorder.EpisodeCollector`) with
+  the suite's agent wrappers over an :class:`~benchgen.run.recorder.EpisodeCollector`) with
   ``actor_envs`` sub-environments and a seed of its own;
 * acts with its own copy of the online network and its own noise generator (NoisyNet
   exploration, a fresh noise sample every ``update_period_steps`` of its agent steps, as the
@@ -40,7 +40,7 @@ The learner hands out at most the budget: chunk lengths shrink at the end so tha
 use the unit's budget (rounded up to a multiple of ``actor_envs``) and no more.
 
 Ray is imported here only, when ``actors > 0``; a local instance is started (on the loopback
-interface, as ``benchgen.distributed.connect`` does) unless this process is already connected,
+interface, as ``benchgen.run.ray_cluster.connect`` does) unless this process is already connected,
 for instance as a unit of ``--executor ray``, and stopped again at the end.
 """
 
@@ -265,7 +265,7 @@ class ApexLearner:
         """Connect to (or start) Ray, publish the weights, start the actors."""
         ray, agent, cfg, ctx = self.ray, self.agent, self.config, self.ctx
         if not ray.is_initialized():
-            from benchgen.distributed import connect
+            from benchgen.run.ray_cluster import connect
 
             connect(None, 0, 0)
             self._started_ray = True

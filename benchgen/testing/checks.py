@@ -675,26 +675,25 @@ def check_smoke_run(registry: Registry, suite: Suite, task: str, run_dir: Path, 
     """Run ``agent`` on ``task`` in this process with a tiny budget (default: 200 agent steps in
     the suite's unit); check the store and the report. Returns the run's report summary dict."""
     from benchgen.config import RunConfig
-    from benchgen.executor import run_in_process
-    from benchgen.report import write_report
-    from benchgen.runner import create_run_dir, resolve
-    from benchgen.store import ResultsStore
+    from benchgen.results.report import write_report
+    from benchgen.run.local import run_in_process
+    from benchgen.run.plan import create_run, resolve
 
     if budget is None:
         budget = 200 * (suite.frames_per_step if suite.budget_unit == "frames" else 1)
     run = RunConfig(suite=suite.name, agent=agent, tasks=[task], seeds=[seed], budget=budget, progress=False)
     with use_registry(registry):
         resolved = resolve(registry, run, {})
-        create_run_dir(registry, resolved, run_dir)
-        run_in_process(run_dir, resolved, None)
+        rundir = create_run(registry, resolved, run_dir)
+        run_in_process(rundir, resolved, None)
         write_report(run_dir)
-    store = ResultsStore(run_dir, readonly=True)
+    store = rundir.store(readonly=True)
     try:
         units = store.units()
         episodes = list(store.episodes())
     finally:
         store.close()
-    budget_frames = budget if suite.budget_unit == "frames" else budget * suite.frames_per_step
+    budget_frames = suite.to_frames(budget)
     for unit in units:
         if unit.status != "done" or unit.frames_done < budget_frames:
             raise _fail(suite, f"unit {unit.unit_id} ended {unit.status} after {unit.frames_done} of {budget_frames} frames")

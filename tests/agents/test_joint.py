@@ -67,7 +67,7 @@ def _check_chain(out: Path, train: list[str], test: list[str], zeroshot_episodes
     assert sorted(json.loads(u["tasks"])[0] for u in finetune) == sorted(test)
     for u in finetune:
         assert u["init_checkpoint"] == start and u["frames_done"] >= u["budget_frames"]
-        saved = json.loads((Path(u["last_checkpoint"]) / "checkpoint.json").read_text())
+        saved = json.loads((out / u["last_checkpoint"] / "checkpoint.json").read_text())  # stored relative to the run
         assert saved["init_checkpoint"] == start and saved["phase"] == "finetune"
     assert set(by_phase["finetune"]) == set(test)
     report = json.loads((out / "report" / "report.json").read_text())
@@ -83,7 +83,7 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
                    "--set", "run.zeroshot_episodes=3", "--num-envs", "3", "--out", out, "--no-progress",
                    plugins=TEST_PLUGINS)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    start = _check_chain(out, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=3)
+    start = str(out / _check_chain(out, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=3))  # stored relative
     units, episodes = _store(out)
     envs = {(e["env_index"], e["task"]) for e in episodes if e["phase"] == "joint"}
     assert envs == {(0, "count-20"), (1, "count-50"), (2, "count-20")}  # train tasks cycled over 3 envs

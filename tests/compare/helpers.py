@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from benchgen.store import ResultsStore, Unit
+from benchgen.results.store import ResultsStore, Unit
 
 PLUGINS = "tests.plugins.toy_suite,tests.plugins.toy_scoring"
 
@@ -28,8 +28,6 @@ def make_run(path: Path, agent: str, scores: dict[int, dict[str, list[float]]], 
     }
     (path / "run.json").write_text(json.dumps(meta))
     store = ResultsStore(path)
-    for k, v in meta.items():
-        store.set_meta(k, v)
     units = [Unit(f"train-{t}-s{s}", i, "train", [t], s, budget) for i, (s, t) in
              enumerate((s, t) for s in seeds for t in sorted(scores[s]))]
     store.add_units(units)

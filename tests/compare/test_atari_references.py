@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from benchgen.compare import build_comparison
+from benchgen.results.compare import build_comparison
 from benchgen.registry import get_registry
 from tests.compare.helpers import make_run
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from benchgen.compare.references import at_checkpoint, parse_checkpoint_label, read_reference_csv, scores_at
+from benchgen.results.compare.references import at_checkpoint, parse_checkpoint_label, read_reference_csv, scores_at
 from benchgen.errors import UsageError
 from tests.conftest import REPO
 

@@ -10,7 +10,7 @@ import scipy.stats
 from rliable import library as rly
 from rliable import metrics
 
-from benchgen.compare import build_comparison, stats
+from benchgen.results.compare import build_comparison, stats
 
 # agent_a of tests/compare/helpers.py, normalized (world record 100, random 0); inf = infinite gameplay
 A = np.array([[0.1, 0.2, 1.5], [0.3, 0.4, math.inf], [0.5, 0.6, 1.2]])

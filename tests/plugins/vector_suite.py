@@ -76,7 +76,7 @@ class ChainEnvFactory:
         self.task = task
 
     def __call__(self, num_envs: int, seed: int):
-        from benchgen.recorder import EpisodeCollector
+        from benchgen.run.recorder import EpisodeCollector
 
         collector = EpisodeCollector(SUITE.make_env([self.task] * num_envs, seed))
         return collector, collector

@@ -68,7 +68,7 @@ class ApexContext(TrainingContext):
 @pytest.fixture(scope="module")
 def local_ray():
     """One local Ray instance (loopback only) for the in-process tests of this module."""
-    from benchgen.distributed import connect
+    from benchgen.run.ray_cluster import connect
 
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), saved]))  # actors import tests.plugins
@@ -305,7 +305,7 @@ def test_cli_run_records_every_actors_episodes_under_the_one_unit(tmp_path):
     assert {r[1] for r in rows} == {0, 1, 2, 3}  # both actors' sub-environments
     assert [r[2] for r in rows] == list(range(len(rows)))  # one contiguous numbering for the unit
     assert all(a[3] <= b[3] for a, b in zip(rows, rows[1:])) and rows[-1][3] <= 6000
-    checkpoint = Path(db.execute("select last_checkpoint from units").fetchone()[0])
+    checkpoint = out / db.execute("select last_checkpoint from units").fetchone()[0]  # relative to the run
     assert (checkpoint / "rainbow_iqn.pt").is_file()  # the learner saves as the single agent does
     assert json.loads((checkpoint / "checkpoint.json").read_text())["agent_config"]["actors"] == 2
 

@@ -28,14 +28,14 @@ def add_commands(subparsers) -> None:
 
 def random_scores_command(args) -> int:
     from benchgen.errors import UsageError
-    from benchgen.runner import load_meta
-    from benchgen.store import ResultsStore
+    from benchgen.results.rundir import RunDir
 
-    meta = load_meta(args.run_dir)
+    run_dir = RunDir(args.run_dir)
+    meta = run_dir.meta()
     if meta["suite"] != "atari_modes" or meta["agent"] != "random":
         raise UsageError(f"{args.run_dir} is a run of {meta['agent']} on {meta['suite']}; give a random-agent run of atari_modes")
     scores: dict[str, list[float]] = defaultdict(list)
-    store = ResultsStore(args.run_dir, readonly=True)
+    store = run_dir.store(readonly=True)
     try:
         for ep in store.episodes():
             scores[ep["task"]].append(float(ep["score"]))

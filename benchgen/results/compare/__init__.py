@@ -23,25 +23,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchgen.compare.build import build_comparison
+from benchgen.results.compare.build import build_comparison
 
 
 def write_comparison(result: dict[str, Any], out_dir: str | Path, plots: bool = True, html: bool = True) -> list[Path]:
     """Write compare.json, compare.md, the PNG plots and compare.html into ``out_dir``."""
-    from benchgen.compare import render
+    from benchgen.results.compare import render
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     images = []
     if plots:
-        from benchgen.compare.plots import write_plots
+        from benchgen.results.compare.plots import write_plots
 
         images = write_plots(result, out)
     written = [out / "compare.json", out / "compare.md"]
     written[0].write_text(render.to_json(result))
     written[1].write_text(render.to_markdown(result, [p.name for p in images]))
     if html:
-        from benchgen.compare.html import to_html
+        from benchgen.results.compare.html import to_html
 
         (out / "compare.html").write_text(to_html(result, images))
         written.append(out / "compare.html")

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from benchgen.registry import get_registry
-from benchgen.runner import load_meta
+from benchgen.results.rundir import RunDir
 from benchgen.scoring import CLASSES
-from benchgen.store import ResultsStore
+from benchgen.results.store import ResultsStore
 
 VIEW_LABELS = {"score": "final", "score_5min": "5 min", "score_30min": "30 min"}
 
@@ -80,7 +80,7 @@ def task_scores(groups, scorer, phase: str, views: list[str], upto_frames: int |
 
 def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     run_dir = Path(run_dir)
-    meta = load_meta(run_dir)
+    meta = RunDir(run_dir).meta()
     registry = get_registry()
     suite = registry.suite(meta["suite"])
     scorer = registry.scorer(suite)

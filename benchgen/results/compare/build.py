@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from benchgen.compare import stats
-from benchgen.compare.gather import Normalizer, check_protocols, load_runs, resolve_baseline, to_frames
-from benchgen.compare.references import (
+from benchgen.results.compare import stats
+from benchgen.results.compare.gather import Normalizer, check_protocols, load_runs, resolve_baseline, to_frames
+from benchgen.results.compare.references import (
     format_amount,
     parse_checkpoint_label,
     parse_reference_option,

@@ -6,8 +6,8 @@ import json
 import math
 from typing import Any
 
-from benchgen.compare.build import VIEW_LABELS
-from benchgen.compare.stats import METRIC_TITLES
+from benchgen.results.compare.build import VIEW_LABELS
+from benchgen.results.compare.stats import METRIC_TITLES
 from benchgen.scoring import CLASSES, strict_json
 
 

@@ -18,16 +18,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.errors import UsageError
-from benchgen.executor import _count_retry, ready_units
-from benchgen.runner import ResolvedRun, execute_unit, load_meta, resolve_from_meta
-from benchgen.store import ResultsStore, Unit
-
-PID_FILE = "worker.pid"
+from benchgen.results.rundir import RunDir
+from benchgen.results.store import ResultsStore, Unit
+from benchgen.cpu_affinity import PIN_WORKERS_ENV
+from benchgen.run.plan import ResolvedRun, resolve_from_meta
+from benchgen.run.schedule import count_retry, ready_units
+from benchgen.run.unit import execute_unit
 
 
 def _ray():
@@ -85,8 +84,8 @@ def _check_reachable(address: str, timeout: float = 3.0) -> None:
 
 
 class StreamingStore:
-    """What a remote unit writes instead of the SQLite store: the same methods that
-    ``execute_unit`` and the recorder call, forwarded to the driver through a Ray queue."""
+    """What a remote unit writes instead of the SQLite store: a
+    :class:`~benchgen.results.store.UnitStore` whose writes go to the driver through a Ray queue."""
 
     #: seconds between sends of finished episodes (one queue call per batch, not per episode)
     flush_interval = 0.5
@@ -141,13 +140,13 @@ def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue)
     from benchgen.registry import get_registry
 
     os.environ[PIN_WORKERS_ENV] = "0"  # units share Ray's nodes: none pins env workers to cores
-    unit_dir = Path(run_dir) / "units" / unit.unit_id
-    unit_dir.mkdir(parents=True, exist_ok=True)
-    (unit_dir / PID_FILE).write_text(str(os.getpid()))
-    r = resolve_from_meta(get_registry(), load_meta(Path(run_dir)))
+    rundir = RunDir(run_dir)
+    rundir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
+    rundir.pid_file(unit.unit_id).write_text(str(os.getpid()))
+    r = resolve_from_meta(get_registry(), rundir.meta())
     store = StreamingStore(unit, next_episodes, queue)
     try:
-        execute_unit(Path(run_dir), r, unit.unit_id, store=store)
+        execute_unit(rundir, r, unit.unit_id, store=store)
     finally:
         store.close()  # finished episodes reach the driver even if the unit raised
     return unit.unit_id
@@ -173,7 +172,7 @@ def _drain(queue, store, progress, counts) -> None:
         _commit(store, queue.get(), progress, counts)
 
 
-def run_ray(run_dir: Path, r: ResolvedRun, progress) -> None:
+def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
     """Run every unfinished unit as a Ray task; commit what they stream; retry dead workers."""
     ray = _ray()
     from ray.util.queue import Queue
@@ -181,7 +180,7 @@ def run_ray(run_dir: Path, r: ResolvedRun, progress) -> None:
     connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
     remote = ray.remote(max_retries=0)(_remote_unit)
     queue = Queue()
-    store = ResultsStore(run_dir)
+    store = run_dir.store()
     futures: dict[Any, str] = {}
     counts: dict[str, int] = {}
     try:
@@ -201,7 +200,7 @@ def run_ray(run_dir: Path, r: ResolvedRun, progress) -> None:
                     _drain(queue, store, progress, counts)
                     lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
                     why = f"{type(exc).__name__}: {lines[-1] if lines else ''}"
-                    _count_retry(store, store.unit(unit_id), r.run.max_retries, why)
+                    count_retry(store, store.unit(unit_id), r.run.max_retries, why)
             busy = set(futures.values())
             ready = [u for u in ready_units(store) if u.unit_id not in busy]
             if not ready and not futures:
@@ -209,7 +208,7 @@ def run_ray(run_dir: Path, r: ResolvedRun, progress) -> None:
             for unit in ready:
                 options = {"num_cpus": r.run.cpus_per_unit, "num_gpus": r.run.gpus_per_unit}
                 ref = remote.options(**options).remote(
-                    str(run_dir), unit, store.next_episode_numbers(unit.unit_id), queue)
+                    str(run_dir.path), unit, store.next_episode_numbers(unit.unit_id), queue)
                 futures[ref] = unit.unit_id
                 if progress is not None:
                     progress.start_unit(unit.unit_id, unit.label, unit.budget_frames, unit.frames_done)

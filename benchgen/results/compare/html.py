@@ -12,8 +12,8 @@ import base64
 import html
 from pathlib import Path
 
-from benchgen.compare import render
-from benchgen.compare.build import VIEW_LABELS
+from benchgen.results.compare import render
+from benchgen.results.compare.build import VIEW_LABELS
 from benchgen.scoring import CLASSES
 
 CSS = """

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 
-from benchgen.store import ResultsStore, Unit
+from benchgen.results.store import Unit, UnitStore
 from benchgen.suite import SuiteVectorEnv
 
 
@@ -26,7 +26,7 @@ class EpisodeRecorder(gym.vector.VectorWrapper):
     def __init__(
         self,
         env: SuiteVectorEnv,
-        store: ResultsStore,
+        store: UnitStore,
         unit: Unit,
         frames_done: int = 0,
         on_episodes: Callable[[list[dict[str, Any]]], None] | None = None,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchgen.compare.render import metric_title
+from benchgen.results.compare.render import metric_title
 from benchgen.scoring import CLASSES
 
 PAIR_SEP = " || "

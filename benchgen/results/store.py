@@ -3,7 +3,12 @@
 Every finished episode is committed as it finishes, in the same transaction as the unit's frame
 counter, so a run killed at any moment (``kill -9`` included) keeps every recorded episode and
 knows exactly how many frames it had used. Scores are stored raw; normalization is computed at
-read time.
+read time. The run's metadata lives in ``run.json`` beside the store (see
+:mod:`benchgen.results.rundir`), not here.
+
+:class:`UnitStore` is the part of the store a running unit writes through; besides
+:class:`ResultsStore`, a remote worker's stand-in (``benchgen.run.ray_cluster.StreamingStore``)
+implements it.
 """
 
 from __future__ import annotations
@@ -13,13 +18,9 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
 CREATE TABLE IF NOT EXISTS units (
     unit_id TEXT PRIMARY KEY,
     ordinal INTEGER NOT NULL,
@@ -98,8 +99,30 @@ def _encode_float(value: float) -> float:
     return float(value)
 
 
+class UnitStore(Protocol):
+    """What executing a unit reads and writes: the unit's row, its episodes and checkpoints."""
+
+    def unit(self, unit_id: str) -> Unit:
+        """The unit as stored."""
+
+    def update_unit(self, unit_id: str, **fields: Any) -> None:
+        """Set columns of the unit's row (status, timestamps, retries)."""
+
+    def next_episode_numbers(self, unit_id: str) -> dict[str, int]:
+        """task -> the number the unit's next episode of that task gets."""
+
+    def record_episodes(self, unit: Unit, records: list[dict[str, Any]], frames_done: int) -> None:
+        """Commit finished episodes and the unit's frame counter together."""
+
+    def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
+        """Record a checkpoint (path relative to the run directory) as the unit's newest."""
+
+    def close(self) -> None:
+        """Make every write durable and release the store."""
+
+
 class ResultsStore:
-    """Thin, explicit wrapper over the run's SQLite database."""
+    """Thin, explicit wrapper over the run's SQLite database; implements :class:`UnitStore`."""
 
     def __init__(self, path: str | Path, readonly: bool = False):
         self.path = Path(path)
@@ -118,15 +141,6 @@ class ResultsStore:
 
     def close(self) -> None:
         self.conn.close()
-
-    # -- metadata ------------------------------------------------------------------------
-    def set_meta(self, key: str, value: Any) -> None:
-        with self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, default=str)))
-
-    def get_meta(self, key: str, default: Any = None) -> Any:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row["value"]) if row else default
 
     # -- units ---------------------------------------------------------------------------
     def add_units(self, units: Iterable[Unit]) -> None:
@@ -228,5 +242,12 @@ class ResultsStore:
             d["events"] = json.loads(d["events"])
             yield d
 
-    def count_episodes(self) -> int:
-        return self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+    def count_episodes(self, unit_id: str | None = None) -> int:
+        """Episodes recorded, in all or in one unit."""
+        if unit_id is None:
+            return self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+        return self.conn.execute("SELECT COUNT(*) FROM episodes WHERE unit_id = ?", (unit_id,)).fetchone()[0]
+
+    def phases(self) -> set[str]:
+        """The phases that recorded at least one episode."""
+        return {r[0] for r in self.conn.execute("SELECT DISTINCT phase FROM episodes")}

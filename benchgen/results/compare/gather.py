@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from benchgen.compare.references import at_checkpoint
+from benchgen.results.compare.references import at_checkpoint
 from benchgen.errors import UsageError
-from benchgen.runner import RUN_FILE, load_meta
 from benchgen.scoring import ReferenceScores, Scorer
-from benchgen.store import DB_NAME, ResultsStore
+from benchgen.results.rundir import RUN_FILE, RunDir
+from benchgen.results.store import DB_NAME
 
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
 #: learning phase (fine-tuning of a joint agent, or training from scratch), then zero-shot.
@@ -35,20 +35,16 @@ PHASE_PREFERENCE = ("finetune", "train", "zeroshot", "joint")
 FORCED = "FORCED COMPARISON"
 
 
-def _is_run(path: Path) -> bool:
-    return (path / RUN_FILE).is_file() and (path / DB_NAME).is_file()
-
-
 def find_runs(paths: Iterable[str | Path]) -> list[Path]:
     """Run directories named, or found (recursively) under the folders named, in order."""
     found: list[Path] = []
     for p in map(Path, paths):
-        if _is_run(p):
+        if RunDir(p).is_run():
             found.append(p)
             continue
         if not p.is_dir():
             raise UsageError(f"{p} is neither a run directory nor a folder of runs")
-        runs = sorted(q.parent for q in p.rglob(RUN_FILE) if _is_run(q.parent))
+        runs = sorted(q.parent for q in p.rglob(RUN_FILE) if RunDir(q.parent).is_run())
         if not runs:
             raise UsageError(f"no benchgen runs under {p} (a run directory holds {RUN_FILE} and {DB_NAME})")
         found += runs
@@ -105,10 +101,11 @@ def _views(meta: dict) -> list[str]:
 
 def load_run(path: Path, name: str, phase: str = "auto") -> Run | None:
     """Read one run's episodes of one phase; None if it recorded no episode."""
-    meta = load_meta(path)
-    store = ResultsStore(path, readonly=True)
+    rundir = RunDir(path)
+    meta = rundir.meta()
+    store = rundir.store(readonly=True)
     try:
-        present = {r[0] for r in store.conn.execute("SELECT DISTINCT phase FROM episodes")}
+        present = store.phases()
         if not present:
             return None
         if phase == "auto":

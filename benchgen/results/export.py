@@ -8,18 +8,17 @@ import sys
 from pathlib import Path
 
 from benchgen.errors import UsageError
-from benchgen.runner import load_meta
-from benchgen.store import ResultsStore
+from benchgen.results.rundir import RunDir
 
 BASE_COLUMNS = ["task", "seed", "episode", "frames_total", "length_frames", "score"]
 
 
 def episode_rows(run_dir: Path) -> tuple[list[str], list[dict]]:
     """Column names and rows (dicts) of every recorded episode, in recording order."""
-    meta = load_meta(run_dir)
-    extra_cols = list(meta.get("episode_fields", []))
+    rundir = RunDir(run_dir)
+    extra_cols = list(rundir.meta().get("episode_fields", []))
     columns = BASE_COLUMNS + extra_cols + ["end_reason", "phase", "unit_id", "env_index", "events", "wall_time"]
-    store = ResultsStore(run_dir, readonly=True)
+    store = rundir.store(readonly=True)
     rows = []
     try:
         for ep in store.episodes():

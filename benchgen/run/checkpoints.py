@@ -1,0 +1,93 @@
+"""A unit's agent checkpoints: when they are written, how, and which are kept.
+
+A unit saves a resumable checkpoint at least every ``checkpoint_every`` (default budget / 20)
+and at its reporting checkpoints. The newest checkpoint is kept (to resume) and so is, for each
+reporting checkpoint, the first one written at or past it (to study); the rest are deleted once
+a newer one is safely on disk and in the store.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from benchgen.agent import Agent
+from benchgen.config import to_dict
+from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
+from benchgen.results.store import Unit, UnitStore
+from benchgen.run.plan import ResolvedRun
+
+
+def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
+    """Frame counts at which the unit saves a resumable checkpoint."""
+    if not unit.learn:
+        # An evaluation unit's agent never changes: its final save is enough (a resumed one
+        # restarts from its init checkpoint), not a copy of the model every budget / 20.
+        return []
+    total = unit.budget_frames
+    every = r.suite.to_frames(r.run.checkpoint_every) if r.run.checkpoint_every else max(r.suite.frames_per_step, total // 20)
+    points = set(range(every, total, every)) | reporting_frames(r, unit)
+    return sorted(p for p in points if 0 < p < total)
+
+
+def reporting_frames(r: ResolvedRun, unit: Unit) -> set[int]:
+    """The unit's reporting checkpoints in frames (their agent checkpoints are kept)."""
+    if unit.phase not in ("train", "finetune", "joint"):
+        return set()
+    scale = unit.budget_frames / r.suite.to_frames(r.budget)
+    return {int(r.suite.to_frames(c) * scale) for c in r.checkpoints}
+
+
+class Saver:
+    """Writes the unit's checkpoints; keeps, for each reporting checkpoint, the first agent
+    checkpoint written at or past it (save points are crossed at the first vector step past them)."""
+
+    def __init__(self, agent: Agent, r: ResolvedRun, store: UnitStore, unit: Unit, run_dir: RunDir, recorder):
+        self.agent, self.r, self.store, self.unit, self.run_dir = agent, r, store, unit, run_dir
+        self.recorder = recorder
+        self.pending = sorted(reporting_frames(r, unit))
+        ckpt_dir = run_dir.checkpoints_dir(unit.unit_id)
+        existing = sorted(int(p.name) for p in ckpt_dir.glob("*") if p.name.isdigit()) if ckpt_dir.is_dir() else []
+        self.kept: set[int] = set()
+        for point in list(self.pending):  # a resumed unit keeps what it kept before
+            at_or_past = [f for f in existing if f >= point]
+            if at_or_past and at_or_past[0] <= recorder.frames_done:
+                self.kept.add(at_or_past[0])
+                self.pending.remove(point)
+
+    def __call__(self) -> Path:
+        frames = self.recorder.frames_done
+        if any(p <= frames for p in self.pending):
+            self.pending = [p for p in self.pending if p > frames]
+            self.kept.add(frames)
+        return write_checkpoint(self.agent, self.r, self.store, self.unit, self.run_dir, frames,
+                                keep_frames=frozenset(self.kept))
+
+
+def write_checkpoint(agent: Agent, r: ResolvedRun, store: UnitStore, unit: Unit, run_dir: RunDir, frames: int,
+                     keep_frames: frozenset[int] = frozenset()) -> Path:
+    """Save the agent and the configs next to it; record it in the store last (atomic enough:
+    a checkpoint directory without its store row is ignored on resume)."""
+    path = run_dir.checkpoint_dir(unit.unit_id, frames)
+    tmp = path.with_name(path.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    agent.save(tmp)
+    info = {
+        "unit": unit.unit_id, "phase": unit.phase, "tasks": unit.tasks, "seed": unit.seed, "frames": frames,
+        "suite": r.suite.name, "agent": r.spec.name, "agent_config": to_dict(r.agent_config),
+        "run": to_dict(r.run), "protocol": r.suite.protocol(), "init_checkpoint": unit.init_checkpoint,
+    }
+    (tmp / CHECKPOINT_FILE).write_text(json.dumps(info, indent=2, default=str))
+    if path.exists():
+        shutil.rmtree(path)
+    tmp.rename(path)
+    store.record_checkpoint(unit.unit_id, frames, run_dir.relative(path))
+    # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
+    # intermediate ones are deleted once a newer one is safely on disk and in the store.
+    for old in path.parent.iterdir():
+        if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
+            shutil.rmtree(old, ignore_errors=True)
+    return path

@@ -1,0 +1,102 @@
+"""The local executor: a run's units in this process, or up to ``--jobs N`` at once in child
+processes that all write to the run's SQLite store (WAL mode serializes their commits).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+
+from benchgen.results.rundir import RunDir
+from benchgen.cpu_affinity import PIN_WORKERS_ENV
+from benchgen.run.plan import ResolvedRun, resolve_from_meta
+from benchgen.run.schedule import count_retry, ready_units
+from benchgen.run.signals import StopRequested, install_stop_handler
+from benchgen.run.unit import execute_unit
+
+
+def run_in_process(run_dir: RunDir, r: ResolvedRun, progress) -> None:
+    """Every unfinished unit in order, in this process."""
+    while True:
+        store = run_dir.store()
+        try:
+            ready = ready_units(store)
+        finally:
+            store.close()
+        if not ready:
+            return
+        unit = ready[0]
+        if progress is not None:
+            progress.start_unit(unit.unit_id, unit.label, unit.budget_frames, unit.frames_done)
+        execute_unit(run_dir, r, unit.unit_id, progress)
+        if progress is not None:
+            progress.finish_unit(unit.unit_id)
+
+
+# -- N local processes -------------------------------------------------------------------------
+def _unit_process(run_dir: str, unit_id: str, threads: int) -> None:
+    """Child process entry point: rebuild the run from its directory and execute one unit."""
+    # Units share the cores: each gets its slice of math-library threads (torch, numpy/BLAS).
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    # ... and the CPUs: a unit's env workers must not pin themselves onto the same cores
+    os.environ.setdefault(PIN_WORKERS_ENV, "0")
+
+    from benchgen.registry import get_registry
+
+    rundir = RunDir(run_dir)
+    rundir.unit_dir(unit_id).mkdir(parents=True, exist_ok=True)
+    rundir.pid_file(unit_id).write_text(str(os.getpid()))
+    r = resolve_from_meta(get_registry(), rundir.meta())
+    install_stop_handler()
+    try:
+        execute_unit(rundir, r, unit_id)
+    except StopRequested:
+        sys.exit(130)
+
+
+def run_parallel(run_dir: RunDir, r: ResolvedRun, progress) -> None:
+    """Up to ``jobs`` units at once, one process each. A process that dies is retried from its
+    checkpoint."""
+    ctx = multiprocessing.get_context("spawn")  # no fork: torch and emulators hold threads
+    running: dict[str, multiprocessing.Process] = {}
+    try:
+        while True:
+            store = run_dir.store()
+            try:
+                _poll_progress(store, running, progress)
+                for unit_id, proc in list(running.items()):
+                    if proc.is_alive():
+                        continue
+                    del running[unit_id]
+                    if progress is not None:
+                        progress.finish_unit(unit_id)
+                    if proc.exitcode == 130:
+                        raise StopRequested(unit_id)
+                    if proc.exitcode != 0:
+                        count_retry(store, store.unit(unit_id), r.run.max_retries, f"exit code {proc.exitcode}")
+                ready = [u for u in ready_units(store) if u.unit_id not in running]
+                if not ready and not running:
+                    return
+                for unit in ready[: max(0, r.run.jobs - len(running))]:
+                    threads = max(1, len(os.sched_getaffinity(0)) // r.run.jobs)
+                    proc = ctx.Process(target=_unit_process, args=(str(run_dir.path), unit.unit_id, threads), daemon=False)
+                    proc.start()
+                    running[unit.unit_id] = proc
+                    if progress is not None:
+                        progress.start_unit(unit.unit_id, unit.label, unit.budget_frames, unit.frames_done)
+            finally:
+                store.close()
+            time.sleep(0.2)
+    finally:
+        for proc in running.values():
+            proc.terminate()
+            proc.join(timeout=30)
+
+
+def _poll_progress(store, running, progress) -> None:
+    if progress is None:
+        return
+    for unit_id in running:
+        progress.update_unit(unit_id, store.unit(unit_id).frames_done, store.count_episodes(unit_id), float("nan"))

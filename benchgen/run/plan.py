@@ -1,0 +1,238 @@
+"""Planning a run: validate the user's input once, resolve it, and divide it into units.
+
+Every number and name of a run is checked here, before anything is written (``benchgen run``
+and ``benchgen resume`` alike): the CLI parses, the executors execute, neither validates.
+A unit is one (phase, tasks, seed) piece of work with its budget in emulator frames.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchgen.agent import AgentSpec
+from benchgen.config import RunConfig, build_dataclass, replace_config, to_dict
+from benchgen.errors import UsageError
+from benchgen.registry import Registry
+from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
+from benchgen.results.store import Unit
+from benchgen.suite import Split, Suite
+
+#: distributions whose versions every run records
+DEPENDENCIES = ("benchgen", "gymnasium", "ale-py", "stable-retro", "torch", "stable-baselines3", "numpy", "pluggy")
+#: the largest seed numpy's and torch's generators accept
+MAX_SEED = 2**32 - 1
+#: a budget beyond this (10^15 frames, years of emulation) is a typo, and would overflow SQLite
+MAX_FRAMES = 10**15
+
+
+@dataclass
+class ResolvedRun:
+    """Everything a run needs, resolved from the user's input."""
+
+    run: RunConfig
+    agent_config: Any
+    suite: Suite
+    spec: AgentSpec
+    split: Split | None
+    tasks: list[str]
+    budget: int
+    checkpoints: list[int]
+
+
+def validate_run_config(run: RunConfig, suite: Suite) -> None:
+    """Every check of a run config's numbers and choices, in one place (one-line errors)."""
+    unit = suite.budget_unit
+    if not run.seeds:
+        raise UsageError("--seeds needs at least one seed")
+    if len(set(run.seeds)) != len(run.seeds):
+        raise UsageError("--seeds lists a seed twice; give each seed once")
+    if any(s < 0 or s > MAX_SEED for s in run.seeds):
+        raise UsageError(f"seeds must lie in [0, {MAX_SEED}]")
+    if run.budget is not None and run.budget <= 0:
+        raise UsageError(f"the budget must be a positive number of {unit}, got {run.budget}")
+    for name in ("budget", "finetune_budget", "zeroshot_frames", "checkpoint_every"):
+        value = getattr(run, name)
+        if value is not None and suite.to_frames(value) > MAX_FRAMES:
+            raise UsageError(f"{name} {value:,} {unit} is more than {MAX_FRAMES:.0e} frames; check the number")
+    for name in ("checkpoint_every", "num_envs", "finetune_budget"):
+        value = getattr(run, name)
+        if value is not None and value <= 0:
+            raise UsageError(f"{name} must be positive")
+    if run.zeroshot_frames is not None and run.zeroshot_frames <= 0:
+        raise UsageError(f"zeroshot_frames must be a positive number of {unit}")
+    if run.zeroshot_episodes <= 0:
+        raise UsageError("zeroshot_episodes must be positive")
+    if run.executor not in ("local", "ray"):
+        raise UsageError(f"executor must be 'local' or 'ray', not '{run.executor}'")
+    if run.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if run.max_retries < 0:
+        raise UsageError("max_retries must be 0 or more")
+    if run.cpus_per_unit <= 0 or run.gpus_per_unit < 0:
+        raise UsageError("cpus_per_unit must be positive and gpus_per_unit 0 or more")
+
+
+def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any]) -> ResolvedRun:
+    """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input."""
+    suite = registry.suite(run.suite)
+    spec = registry.agent(run.agent)
+    if spec.check_suite is not None:
+        spec.check_suite(suite)
+    validate_run_config(run, suite)
+    split = None
+    if run.tasks:
+        tasks = registry.check_tasks(suite, run.tasks)
+        if spec.joint:
+            raise UsageError(f"agent '{spec.name}' trains on a split's train tasks; pass --split instead of --tasks")
+    else:
+        split_name = run.split or (spec.joint and suite.default_joint_split) or suite.default_split
+        if split_name is None:
+            raise UsageError(f"suite '{suite.name}' has no default split; pass --tasks or --split")
+        split = registry.split(suite, split_name)
+        tasks = list(split.train if spec.joint else split.tasks)
+        if spec.joint and run.finetune and not split.test:
+            raise UsageError(f"split '{split.name}' has no test tasks to fine-tune on; choose a split with a test set")
+    for task in set(tasks) | set(split.test if (split and spec.joint) else ()):
+        suite.check_task_available(task)
+    budget = suite.default_budget if run.budget is None else run.budget
+    if run.checkpoints is not None:
+        checkpoints = sorted(set(run.checkpoints))
+        if any(c <= 0 or c > budget for c in checkpoints):
+            raise UsageError(f"reporting checkpoints must lie in (0, {budget}] {suite.budget_unit}")
+    else:
+        scale = budget / suite.default_budget
+        checkpoints = sorted({max(1, int(round(c * scale))) for c in suite.default_checkpoints} | {budget})
+    if run.from_checkpoint and not spec.joint:
+        raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
+    if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
+        raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
+    defaults = spec.defaults_for(suite)
+    agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
+    agent_config = replace_config(agent_config, {**defaults, **agent_overrides}, f"{spec.name} config")
+    return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints)
+
+
+def finetune_budget(r: ResolvedRun) -> int:
+    """Budget of each fine-tuning unit, in the budget unit: ``finetune_budget`` if given, else the
+    suite's per-task protocol budget scaled like the joint budget (``budget / default_budget``),
+    so a scaled-down joint run also fine-tunes scaled down."""
+    if r.run.finetune_budget is not None:
+        return r.run.finetune_budget
+    return max(1, int(round(r.suite.default_budget * r.budget / r.suite.default_budget)))
+
+
+def plan_units(r: ResolvedRun) -> list[Unit]:
+    """The units of a run, in execution order."""
+    units: list[Unit] = []
+    budget_frames = r.suite.to_frames(r.budget)
+
+    def add(phase, tasks, seed, frames, learn=True, init=None, uid=None):
+        uid = uid or f"{phase}-{tasks[0]}-s{seed}"
+        units.append(Unit(uid, len(units), phase, list(tasks), seed, frames, init, learn))
+
+    for seed in r.run.seeds:
+        if not r.spec.joint:
+            for task in r.tasks:
+                add("train", [task], seed, budget_frames)
+            continue
+        split_name = r.split.name if r.split else "custom"
+        init = None
+        if r.run.from_checkpoint:
+            init = str(Path(r.run.from_checkpoint).resolve())
+        else:
+            add("joint", r.tasks, seed, budget_frames, uid=f"joint-{split_name}-s{seed}")
+        if r.run.zeroshot_frames is not None:
+            zs_frames = r.suite.to_frames(r.run.zeroshot_frames)
+        else:
+            zs_frames = max(r.suite.frames_per_step, budget_frames // max(1, len(r.tasks)))
+        for task in (*r.split.train, *r.split.test):
+            add("zeroshot", [task], seed, zs_frames, learn=False, init=init)
+        if r.run.finetune:
+            ft_frames = r.suite.to_frames(finetune_budget(r))
+            for task in r.split.test:
+                add("finetune", [task], seed, ft_frames, init=init)
+    return units
+
+
+def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
+    """A few lines saying what the run will do: units per phase and their budgets."""
+    by_phase: dict[str, list[Unit]] = {}
+    for u in units:
+        by_phase.setdefault(u.phase, []).append(u)
+    unit_name = r.suite.budget_unit
+    lines = [f"plan: {r.spec.name} on {r.suite.name}, {len(units)} unit{'s' * (len(units) != 1)}, "
+             f"seeds {', '.join(map(str, r.run.seeds))}"]
+    for phase, members in by_phase.items():
+        budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
+        shown = " / ".join(f"{b:,}" for b in budgets)
+        tasks = sorted({t for u in members for t in u.tasks})
+        what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
+        cap = " at most" if phase == "zeroshot" else ""
+        lines.append(f"  {phase:9} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})")
+    total = sum(u.budget_frames for u in units)
+    lines.append(f"  total at most {total:,} frames")
+    return "\n".join(lines)
+
+
+def versions() -> dict[str, str]:
+    """Python, platform and the versions of the distributions a result depends on."""
+    import importlib.metadata
+
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for dist in DEPENDENCIES:
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def run_metadata(registry: Registry, r: ResolvedRun) -> dict[str, Any]:
+    """What ``run.json`` records: the resolved run, its protocol and the software that ran it."""
+    return {
+        "run": to_dict(r.run),
+        "agent_config": to_dict(r.agent_config),
+        "suite": r.suite.name,
+        "agent": r.spec.name,
+        "joint": r.spec.joint,
+        "tasks": r.tasks,
+        "split": dataclasses.asdict(r.split) if r.split else None,
+        "budget": r.budget,
+        "budget_unit": r.suite.budget_unit,
+        "frames_per_step": r.suite.frames_per_step,
+        "checkpoints": r.checkpoints,
+        "protocol": r.suite.protocol(),
+        "suite_version": r.suite.version,
+        "task_score_rule": r.suite.task_score_rule,
+        "episode_fields": list(r.suite.episode_fields),
+        "plugins": registry.plugin_versions(),
+        "versions": versions(),
+        "created_at": time.time(),
+        "command": sys.argv,
+    }
+
+
+def create_run(registry: Registry, r: ResolvedRun, out: str | Path) -> RunDir:
+    """Write the run directory of a resolved run: its metadata and its planned units."""
+    return RunDir.create(out, run_metadata(registry, r), plan_units(r))
+
+
+def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
+    """Rebuild the resolved run from a run directory's saved config (resume, workers)."""
+    run = build_dataclass(RunConfig, meta["run"], "saved run config")
+    spec = registry.agent(meta["agent"])
+    fields = {f.name for f in dataclasses.fields(spec.config_class) if f.init}
+    agent_config = build_dataclass(
+        spec.config_class, {k: v for k, v in meta["agent_config"].items() if k in fields}, f"{spec.name} config"
+    )
+    suite = registry.suite(meta["suite"])
+    split = None
+    if meta["split"]:
+        split = Split(**{**meta["split"], "train": tuple(meta["split"]["train"]), "test": tuple(meta["split"]["test"])})
+    return ResolvedRun(run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"])

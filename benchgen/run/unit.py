@@ -1,0 +1,223 @@
+"""Executing one unit: build its env, recorder and agent, learn (or evaluate) to its budget.
+
+Resume semantics (``benchgen resume``): every recorded episode is kept; the unit's frame counter
+continues from the last committed value (committed with every episode and every checkpoint);
+the agent restarts from its last checkpoint (its learning since that checkpoint is redone with
+fresh frames) and the environments restart from a reset (the episodes that were in progress
+when the process died were never recorded, by design: a partial episode has no score).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchgen.agent import Agent, TrainingContext
+from benchgen.errors import UsageError
+from benchgen.results.rundir import RunDir
+from benchgen.results.store import Unit, UnitStore
+from benchgen.run.checkpoints import Saver, save_points
+from benchgen.run.plan import ResolvedRun, resolve_from_meta
+from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.signals import STOP, StopRequested
+
+
+class UnitContext(TrainingContext):
+    """The runner's side of the agent protocol for one unit."""
+
+    def __init__(self, recorder: EpisodeRecorder, unit: Unit, run_dir: RunDir, save_points: list[int], save_fn,
+                 writer):
+        self.recorder = recorder
+        self.run_dir = run_dir
+        self.unit = unit
+        self.unit_dir = run_dir.unit_dir(unit.unit_id)
+        self.seed = unit.seed
+        self.budget_steps = unit.budget_frames // recorder.frames_per_step
+        self._save_points = sorted(p for p in save_points if p > recorder.frames_done)
+        self._save_fn = save_fn
+        self._writer = writer
+        self.progress = None
+
+    @property
+    def steps_done(self) -> int:
+        return self.recorder.steps_done
+
+    @property
+    def finished(self) -> bool:
+        return STOP.requested or self.steps_done >= self.budget_steps
+
+    def maybe_checkpoint(self) -> None:
+        if self.progress is not None:
+            self.progress.tick(self.recorder)
+        if self._save_points and self.recorder.frames_done >= self._save_points[0]:
+            while self._save_points and self.recorder.frames_done >= self._save_points[0]:
+                self._save_points.pop(0)
+            self._save_fn()
+
+    def log_scalar(self, tag: str, value: float) -> None:
+        if self._writer is not None:
+            self._writer.add_scalar(tag, value, self.recorder.frames_done)
+
+    def actor_env_factory(self) -> "ActorEnvFactory":
+        return ActorEnvFactory(str(self.run_dir.path), self.unit.unit_id, list(self.unit.tasks))
+
+    def record_external(self, episode_ends: list, frames: int) -> None:
+        self.recorder.frames_done += frames
+        if episode_ends:
+            self.recorder._record(episode_ends)
+
+
+@dataclass
+class ActorEnvFactory:
+    """Builds a unit's environment in another process (see ``TrainingContext.actor_env_factory``)."""
+
+    run_dir: str
+    unit_id: str
+    tasks: list[str]
+
+    def __call__(self, num_envs: int, seed: int):
+        from benchgen.registry import get_registry
+        from benchgen.run.recorder import EpisodeCollector
+
+        r = resolve_from_meta(get_registry(), RunDir(self.run_dir).meta())
+        suite_env = r.suite.make_env(env_tasks(self.tasks, num_envs), seed=seed, mode="train")
+        collector = EpisodeCollector(suite_env)
+        return r.suite.agent_wrappers(collector, r.spec.name), collector
+
+
+def env_tasks(tasks: list[str], num_envs: int) -> list[str]:
+    """One task per sub-environment: a joint unit cycles its tasks (each at least once)."""
+    if len(set(tasks)) > 1:
+        return [tasks[i % len(tasks)] for i in range(max(num_envs, len(tasks)))]
+    return tasks[:1] * num_envs
+
+
+def build_agent(r: ResolvedRun, env) -> Agent:
+    """``factory(config, observation_space, action_space)``, plus ``suite=`` for factories that
+    accept it (agents such as JERK that need ``Suite.action_semantics()``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(r.spec.factory).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        params = {}
+    kwargs = {"suite": r.suite} if "suite" in params else {}
+    return r.spec.factory(r.agent_config, env.single_observation_space, env.single_action_space, **kwargs)
+
+
+def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
+    """Load the unit's last checkpoint (a resume) or its starting checkpoint (fine-tuning, zero-shot).
+
+    A checkpoint the store says exists must load: continuing the frame counter with a fresh agent
+    would silently restart learning."""
+    last = run_dir.absolute(unit.last_checkpoint)
+    if last is not None:
+        if not last.is_dir():
+            raise UsageError(f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "
+                             "of the run (checkpoints live under the run directory)")
+        agent.load(last)
+    elif unit.init_checkpoint:
+        start = run_dir.absolute(unit.init_checkpoint)
+        if not start.is_dir():
+            raise UsageError(f"unit {unit.unit_id}: its starting checkpoint {start} is missing; restore it or "
+                             "start a new run")
+        agent.load(start)
+
+
+def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, store: UnitStore | None = None) -> Unit:
+    """Run (or continue) one unit to its budget. Returns the unit as stored afterwards.
+
+    ``store`` is the run's :class:`~benchgen.results.store.ResultsStore` by default; a remote
+    worker passes another :class:`~benchgen.results.store.UnitStore` that streams its writes to
+    the driver (see ``benchgen.run.ray_cluster``).
+    """
+    own_store = store is None
+    store = store if store is not None else run_dir.store()
+    try:
+        unit = store.unit(unit_id)
+        if unit.status == "done":
+            return unit
+        run_dir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
+        store.update_unit(unit.unit_id, status="running", started_at=time.time())
+        num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+        # A different seed per resume keeps fresh environments from replaying the same episodes.
+        env_seed = unit.seed * 1_000_003 + unit.frames_done
+        suite_env = r.suite.make_env(env_tasks(unit.tasks, num_envs), seed=env_seed,
+                                     mode="train" if unit.learn else "eval")
+        task_done = _TaskProgress(progress, unit)
+        recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
+        env = r.suite.agent_wrappers(recorder, r.spec.name)
+        try:
+            agent = build_agent(r, env)
+            _restore(agent, run_dir, unit)
+        except BaseException:
+            env.close()
+            raise
+        writer = _tensorboard(run_dir, unit)
+        saver = Saver(agent, r, store, unit, run_dir, recorder)
+        ctx = UnitContext(recorder, unit, run_dir, save_points(r, unit), saver, writer)
+        task_done.bind(recorder, ctx)
+        ctx.progress = progress
+        if progress is not None:
+            progress.tick(recorder, force=True)
+        try:
+            if unit.learn:
+                agent.learn(env, ctx)
+            else:
+                evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
+        finally:
+            env.close()
+            if writer is not None:
+                writer.close()
+        saver()
+        if STOP.requested:
+            store.update_unit(unit.unit_id, status="running")
+            raise StopRequested(unit.unit_id)
+        store.update_unit(unit.unit_id, status="done", finished_at=time.time())
+        return store.unit(unit.unit_id)
+    finally:
+        if own_store:
+            store.close()
+
+
+def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
+    """Zero-shot evaluation: act greedily, no learning, until every task has its episodes
+    (or the unit's frame cap is reached)."""
+    obs, _ = env.reset(seed=ctx.reset_seed)
+    tasks = set(ctx.unit.tasks)
+    while not ctx.finished:
+        if all(recorder.episodes_of(t) >= episodes_per_task for t in tasks):
+            break
+        obs, *_ = env.step(agent.act(obs, greedy=True))
+        ctx.maybe_checkpoint()
+
+
+class _TaskProgress:
+    """Progress-bar and TensorBoard feed for one unit."""
+
+    def __init__(self, progress, unit: Unit):
+        self.progress = progress
+        self.unit = unit
+        self.recorder = None
+        self.ctx = None
+
+    def bind(self, recorder, ctx):
+        self.recorder, self.ctx = recorder, ctx
+
+    def __call__(self, records):
+        if self.ctx is not None:
+            for rec in records:
+                if not math.isinf(rec["score"]):
+                    self.ctx.log_scalar(f"episode/score/{rec['task']}", rec["score"])
+        if self.progress is not None and self.recorder is not None:
+            self.progress.tick(self.recorder, force=True)
+
+
+def _tensorboard(run_dir: RunDir, unit: Unit):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - torch and tensorboard are dependencies
+        return None
+    return SummaryWriter(log_dir=str(run_dir.tensorboard_dir(unit.unit_id)))

@@ -1,0 +1,133 @@
+"""The layering rule of docs/ARCHITECTURE.md, checked on every import statement of the code.
+
+Layers, lowest first; a module may import its own layer and those below it, never above:
+
+1. ground: ``benchgen`` itself and its contracts (errors, config, suite, agent, scoring,
+   hookspecs, registry, cpu_affinity);
+2. ``benchgen.results``: the run directory, the store and everything that reads them;
+3. ``benchgen.run``: the run engine, which writes what results/ reads;
+4. the commands: ``benchgen.cli``, ``benchgen.newplugin``, ``benchgen.__main__``;
+5. ``benchgen.testing``: the plugin conformance kit, which checks the product as a user drives it;
+6. ``benchgen.docs``: the author guide's generator, which reads every layer's docstrings.
+
+Plugins and agents (first- and third-party alike) import the ground layer and the reading side
+of results (a plugin command may read a run directory), never the run engine: they meet core
+through contracts, not through its machinery.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+GROUND = {"benchgen", "benchgen.errors", "benchgen.config", "benchgen.suite", "benchgen.agent", "benchgen.scoring",
+          "benchgen.hookspecs", "benchgen.registry", "benchgen.cpu_affinity"}
+LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
+
+
+COMMANDS = {"benchgen.cli", "benchgen.newplugin", "benchgen.__main__"}
+
+
+def layer_of(name: str) -> str | None:
+    """The core layer of a module, or of a name imported from one (None: not core)."""
+    if name == "benchgen":
+        return "ground"
+    for prefix, layer in [*((g, "ground") for g in GROUND - {"benchgen"}), *((c, "commands") for c in COMMANDS),
+                          *((f"benchgen.{n}", n) for n in ("results", "run", "testing", "docs"))]:
+        if name == prefix or name.startswith(prefix + "."):
+            return layer
+    return None
+
+
+def _imports(nodes, package: str) -> list[tuple[int, str]]:
+    """(line, module) of every import statement among ``nodes`` and inside them."""
+    found = []
+    for node in (n for top in nodes for n in ast.walk(top)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the file's package
+                parts = package.split(".")
+                module = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.append((node.lineno, module))
+            # ``from benchgen.run import unit`` imports a module, not only an attribute
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
+    """Every import in a file, module-level and inside functions alike."""
+    return _imports([ast.parse(path.read_text(), filename=str(path))], package)
+
+
+def _core_files():
+    for path in sorted((REPO / "benchgen").rglob("*.py")):
+        rel = path.relative_to(REPO).with_suffix("")
+        parts = list(rel.parts)
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = module if parts[-1] == "__init__" else ".".join(parts[:-1])
+        yield path, module, package
+
+
+def test_core_imports_only_its_own_layer_and_below():
+    broken = []
+    for path, module, package in _core_files():
+        own = LAYERS.index(layer_of(module))
+        for line, target in imported_modules(path, package):
+            target_layer = layer_of(target)
+            if target_layer is not None and LAYERS.index(target_layer) > own:
+                broken.append(f"{path.relative_to(REPO)}:{line} ({layer_of(module)}) imports {target} ({target_layer})")
+    assert not broken, "imports against the layering rule:\n" + "\n".join(broken)
+
+
+PLUGIN_DIRS = ["plugins", "agents", "examples/atari_modes/src"]
+
+
+@pytest.mark.parametrize("folder", PLUGIN_DIRS)
+def test_plugins_and_agents_use_only_contracts_and_results(folder):
+    broken = []
+    for path in sorted((REPO / folder).rglob("*.py")):
+        if "build" in path.relative_to(REPO).parts:
+            continue
+        for line, target in imported_modules(path, "plugin"):
+            if layer_of(target) not in (None, "ground", "results"):
+                broken.append(f"{path.relative_to(REPO)}:{line} imports {target}")
+    assert not broken, "plugins and agents reach into core machinery:\n" + "\n".join(broken)
+
+
+def _module_level_imports(path: Path, package: str) -> set[str]:
+    """Imports that run when the module is imported (a function's imports run later)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return {module for _, module in _imports(top, package)}
+
+
+def test_no_import_circle_in_core():
+    modules = {module: (path, package) for path, module, package in _core_files()}
+    # a submodule importing its own package's names (``from benchgen.results.compare import stats``)
+    # is no circle: the package is already being imported when its submodules run
+    graph = {m: {t for t in _module_level_imports(p, pkg) if t in modules and t != m and not m.startswith(t + ".")}
+             for m, (p, pkg) in modules.items()}
+    seen: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m):
+        seen[m] = 1
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if seen.get(t) == 1:
+                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(t):] + [t]))
+            if t not in seen:
+                visit(t)
+        stack.pop()
+        seen[m] = 2
+
+    for m in sorted(graph):
+        if m not in seen:
+            visit(m)
