@@ -7,6 +7,7 @@ traceback, and nothing written to any results store.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -108,26 +109,33 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="a folder of runs: compare them even if their protocols differ")
     p.set_defaults(func=cmd_report)
 
+    from benchgen.results.compare.options import DEFAULTS as CMP
+
     p = sub.add_parser("compare", help="compare agents, seeds and reference agents across runs, with rliable statistics")
     p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR_OR_ROOT", help="run directories or folders holding runs")
     p.add_argument("--out", "-o", type=Path, help="output folder (default ROOT/compare for one folder of runs, else ./compare)")
-    p.add_argument("--baseline", help="raw, a baseline or reference agent (NAME or NAME@10M, SABER eq. 2), or a task,score CSV "
+    p.add_argument("--baseline", default=CMP.baseline,
+                   help="raw, a baseline or reference agent (NAME or NAME@10M, SABER eq. 2), or a task,score CSV "
                    "(default: the suite's, raw if it has none)")
-    p.add_argument("--reference", dest="references", action="append", default=[], metavar="NAME=CSV",
+    p.add_argument("--reference", dest="references", action="append", default=list(CMP.references), metavar="NAME=CSV",
                    help="add a reference agent's per-task scores (task,score or task,frames_10M,...); repeatable")
-    p.add_argument("--no-references", action="store_true", help="leave out the suite's published reference agents")
-    p.add_argument("--phase", default="auto", choices=["auto", "train", "finetune", "zeroshot", "joint"],
+    p.add_argument("--no-references", dest="show_references", action="store_false", default=CMP.show_references,
+                   help="leave out the suite's published reference agents")
+    p.add_argument("--phase", default=CMP.phase, choices=["auto", "train", "finetune", "zeroshot", "joint"],
                    help="phase to compare (auto: finetune, else train, else zeroshot)")
-    p.add_argument("--at", type=_count, help="compare per-task scores at this checkpoint (in the budget unit) instead of the end")
-    p.add_argument("--view", default="score", help="time view of the aggregates (score = final; Atari: score_5min, score_30min)")
-    p.add_argument("--reps", type=int, default=2000, help="bootstrap replications (default 2000)")
-    p.add_argument("--ci", type=float, default=0.95, help="confidence interval size (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (intervals are reproducible)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the per-task Welch tests")
-    p.add_argument("--pair", dest="pairs", action="append", metavar="X:Y",
+    p.add_argument("--at", type=_count, default=CMP.at,
+                   help="compare per-task scores at this checkpoint (in the budget unit) instead of the end")
+    p.add_argument("--view", default=CMP.view,
+                   help="score view of the aggregates (score = final; the suite's time views: see `benchgen list SUITE`)")
+    p.add_argument("--reps", type=int, default=CMP.reps, help=f"bootstrap replications (default {CMP.reps})")
+    p.add_argument("--ci", type=float, default=CMP.ci, help=f"confidence interval size (default {CMP.ci})")
+    p.add_argument("--seed", type=int, default=CMP.seed, help="seed of the bootstrap (intervals are reproducible)")
+    p.add_argument("--alpha", type=float, default=CMP.alpha, help="significance level of the per-task Welch tests")
+    p.add_argument("--pair", dest="pairs", action="append", default=CMP.pairs, metavar="X:Y",
                    help="agents to compare pairwise (default: every pair); repeatable")
-    p.add_argument("--curve-points", type=int, default=20, help="frame counts on the learning-curve grid")
-    p.add_argument("--force", action="store_true", help="compare runs whose protocols differ (outputs are labelled FORCED)")
+    p.add_argument("--curve-points", type=int, default=CMP.curve_points, help="frame counts on the learning-curve grid")
+    p.add_argument("--force", action="store_true", default=CMP.force,
+                   help="compare runs whose protocols differ (outputs are labelled FORCED)")
     p.add_argument("--no-html", action="store_true", help="no HTML page")
     p.add_argument("--no-plots", action="store_true", help="no PNG plots (implies a page without plots)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of a summary")
@@ -334,22 +342,14 @@ def cmd_report(args) -> int:
     from benchgen.results.rundir import RunDir
 
     if args.run_dir.is_dir() and not RunDir(args.run_dir).meta_file.exists():
-        # a results root: compare the runs under it
-        args = argparse.Namespace(**{**vars(CMD_COMPARE_DEFAULTS), "paths": [args.run_dir], "baseline": args.baseline,
-                                     "force": args.force, "registry": args.registry})
-        return cmd_compare(args)
+        # a results root: compare the runs under it, with the comparison's defaults
+        return _compare([args.run_dir], args.registry, {"baseline": args.baseline, "force": args.force})
     print(write_report(args.run_dir, baseline=args.baseline))
     return 0
 
 
-CMD_COMPARE_DEFAULTS = argparse.Namespace(
-    out=None, references=[], no_references=False, phase="auto", at=None, view="score", reps=2000, ci=0.95, seed=0,
-    alpha=0.05, pairs=None, curve_points=20, force=False, no_html=False, no_plots=False, json=False)
-
-
 def cmd_compare(args) -> int:
-    from benchgen.results.compare import build_comparison, write_comparison
-    from benchgen.results.compare.render import summary, to_json
+    from benchgen.results.compare.options import CompareOptions
 
     pairs = None
     if args.pairs:
@@ -359,18 +359,25 @@ def cmd_compare(args) -> int:
             if not sep or not x or not y:
                 raise UsageError(f"--pair {text}: give two agent labels as X:Y")
             pairs.append((x, y))
-    result = build_comparison(
-        args.paths, args.registry, baseline=args.baseline, references=args.references, phase=args.phase, at=args.at,
-        view=args.view, reps=args.reps, ci=args.ci, seed=args.seed, force=args.force, alpha=args.alpha, pairs=pairs,
-        curve_points=args.curve_points, show_references=not args.no_references)
-    out = args.out
-    if out is None:
-        from benchgen.results.rundir import RunDir
+    options = {f.name: getattr(args, f.name) for f in dataclasses.fields(CompareOptions)}
+    options.update(pairs=pairs, references=tuple(args.references))
+    return _compare(args.paths, args.registry, options, out=args.out, plots=not args.no_plots, html=not args.no_html,
+                    as_json=args.json)
 
-        one_root = len(args.paths) == 1 and not RunDir(args.paths[0]).meta_file.exists()
-        out = args.paths[0] / "compare" if one_root else Path("compare")
-    write_comparison(result, out, plots=not args.no_plots, html=not args.no_html)
-    print(to_json(result) if args.json else summary(result, out))
+
+def _compare(paths: list[Path], registry, options: dict[str, Any], out: Path | None = None, plots: bool = True,
+             html: bool = True, as_json: bool = False) -> int:
+    """Build, write and summarize a comparison (``compare``, and ``report`` on a folder of runs)."""
+    from benchgen.results.compare import build_comparison, write_comparison
+    from benchgen.results.compare.render import summary, to_json
+    from benchgen.results.rundir import RunDir
+
+    result = build_comparison(paths, registry, **options)
+    if out is None:
+        one_root = len(paths) == 1 and not RunDir(paths[0]).meta_file.exists()
+        out = paths[0] / "compare" if one_root else Path("compare")
+    write_comparison(result, out, plots=plots, html=html)
+    print(to_json(result) if as_json else summary(result, out))
     return 0
 
 

@@ -150,6 +150,10 @@ class Suite(abc.ABC):
     default_num_envs: int = 1
     #: names of suite-specific per-episode values (``EpisodeEnd.extras`` keys), exported as columns
     episode_fields: tuple[str, ...] = ()
+    #: the suite's time views of an episode's score, shortest first: ``EpisodeEnd.extras`` keys
+    #: (also in ``episode_fields``) -> label, e.g. Atari's ``{"score_5min": "5 min"}``; reports and
+    #: comparisons show each next to the final score
+    score_views: dict[str, str] = {}
     #: end reasons this suite records
     end_reasons: tuple[str, ...] = ()
     #: how the per-task score of a run is computed, in words (shown in reports)

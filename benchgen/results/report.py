@@ -11,85 +11,50 @@ from __future__ import annotations
 
 import json
 import math
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchgen.registry import get_registry
+from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
 from benchgen.results.rundir import RunDir
 from benchgen.scoring import CLASSES
-from benchgen.results.store import ResultsStore
 
-VIEW_LABELS = {"score": "final", "score_5min": "5 min", "score_30min": "30 min"}
-
-
-def _views(meta: dict) -> list[str]:
-    return [f for f in meta.get("episode_fields", []) if f.startswith("score_")] + ["score"]
+#: the order phases are reported in
+PHASE_ORDER = ["train", "joint", "zeroshot", "finetune"]
 
 
-def _to_frames(meta: dict, amount: int) -> int:
-    return amount if meta["budget_unit"] == "frames" else amount * meta["frames_per_step"]
-
-
-def collect(run_dir: Path) -> dict[tuple[str, str, int], list[dict]]:
-    """Episodes grouped by (phase, task, seed), in recording order."""
-    store = ResultsStore(run_dir, readonly=True)
-    groups: dict[tuple[str, str, int], list[dict]] = defaultdict(list)
-    try:
-        for ep in store.episodes():
-            groups[(ep["phase"], ep["task"], ep["seed"])].append(ep)
-    finally:
-        store.close()
-    return groups
-
-
-def _short_zeroshot(run_dir: Path, groups, wanted: int) -> dict[str, int]:
+def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
     """Finished zero-shot units whose task got fewer than ``wanted`` episodes (none at all
     included): "task sSEED" -> episodes."""
-    store = ResultsStore(run_dir, readonly=True)
-    try:
-        units = [u for u in store.units() if u.phase == "zeroshot" and u.status == "done"]
-    finally:
-        store.close()
-    counts = {f"{u.tasks[0]} s{u.seed}": len(groups.get(("zeroshot", u.tasks[0], u.seed), [])) for u in units}
+    series = runs["zeroshot"].series if "zeroshot" in runs else {}
+    counts = {f"{u.tasks[0]} s{u.seed}": len(series[(u.tasks[0], u.seed)][0]) if (u.tasks[0], u.seed) in series else 0
+              for u in units if u.phase == "zeroshot" and u.status == "done"}
     return {name: n for name, n in sorted(counts.items()) if n < wanted}
 
 
-def _value(ep: dict, view: str) -> float:
-    return ep["score"] if view == "score" else ep["extras"].get(view, ep["score"])
-
-
-def task_scores(groups, scorer, phase: str, views: list[str], upto_frames: int | None = None) -> dict[str, dict[str, float]]:
+def task_scores(run: Run, scorer, upto_frames: int | None = None) -> dict[str, dict[str, float]]:
     """view -> task -> score (mean over seeds of the scorer's per-task rule)."""
-    out: dict[str, dict[str, float]] = {v: {} for v in views}
-    per: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for (ph, task, _seed), eps in groups.items():
-        if ph != phase:
-            continue
-        chosen = [e for e in eps if upto_frames is None or e["frames_total"] <= upto_frames]
-        if not chosen:
-            continue
-        for view in views:
-            per[(view, task)].append(scorer.task_score([_value(e, view) for e in chosen]))
-    for (view, task), values in per.items():
-        out[view][task] = math.inf if any(math.isinf(v) for v in values) else float(np.mean(values))
-    return out
+    return {view: run.task_scores(scorer, view, upto_frames) for view in run.views}
 
 
 def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
+    """One run's report: the same reading and per-task scoring as ``benchgen compare``, per phase."""
     run_dir = Path(run_dir)
     meta = RunDir(run_dir).meta()
     registry = get_registry()
     suite = registry.suite(meta["suite"])
     scorer = registry.scorer(suite)
-    groups = collect(run_dir)
-    views = _views(meta)
+    runs = load_phases(run_dir, run_dir.name)
+    store = RunDir(run_dir).store(readonly=True)
+    try:
+        units = store.units()
+    finally:
+        store.close()
     wanted = meta["run"]["zeroshot_episodes"]
-    short = _short_zeroshot(run_dir, groups, wanted)
-    phases = {p for p, _, _ in groups} | ({"zeroshot"} if short else set())
-    phases = sorted(phases, key=["train", "joint", "zeroshot", "finetune"].index)
+    short = _short_zeroshot(runs, units, wanted)
+    phases = sorted(set(runs) | ({"zeroshot"} if short else set()), key=PHASE_ORDER.index)
     default_budget = suite.default_budget
     report: dict[str, Any] = {
         "run_dir": str(run_dir),
@@ -101,15 +66,15 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         "protocol_budget": default_budget,
         "task_score_rule": meta.get("task_score_rule"),
         "seeds": meta["run"]["seeds"],
+        "view_labels": views_of(meta),
         "phases": {},
     }
     for phase in phases:
-        section: dict[str, Any] = {"episodes": sum(len(e) for (p, _, _), e in groups.items() if p == phase)}
+        run = runs.get(phase)
+        section: dict[str, Any] = {"episodes": sum(len(f) for f, _ in run.series.values()) if run else 0}
         if phase in ("train", "joint"):
-            section["checkpoints"] = {
-                str(c): task_scores(groups, scorer, phase, views, _to_frames(meta, c)) for c in meta["checkpoints"]
-            }
-        final = task_scores(groups, scorer, phase, views)
+            section["checkpoints"] = {str(c): task_scores(run, scorer, to_frames(meta, c)) for c in meta["checkpoints"]}
+        final = task_scores(run, scorer) if run else {view: {} for view in views_of(meta)}
         section["final"] = final
         try:
             section["normalized"] = scorer.score(final["score"], baseline)
@@ -154,7 +119,7 @@ def to_markdown(report: dict) -> str:
         for ckpt, views in sec.get("checkpoints", {}).items():
             out += [f"### At {int(ckpt):,} {unit}", ""]
             names = list(views)
-            out.append("| task | " + " | ".join(VIEW_LABELS.get(v, v) for v in names) + " |")
+            out.append("| task | " + " | ".join(report["view_labels"].get(v, v) for v in names) + " |")
             out.append("|---|" + "---|" * len(names))
             for task in sorted(views["score"]):
                 out.append(f"| {task} | " + " | ".join(_fmt(views[v].get(task, math.nan)) for v in names) + " |")
@@ -198,13 +163,12 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     import matplotlib.pyplot as plt
 
     paths = []
-    groups = collect(run_dir)
+    curves = sorted((phase, task, seed, frames, values["score"]) for phase, run in load_phases(run_dir, run_dir.name).items()
+                    if phase != "zeroshot" for (task, seed), (frames, values) in run.series.items())
     fig, ax = plt.subplots(figsize=(8, 5))
-    for (phase, task, seed), eps in sorted(groups.items()):
-        if phase == "zeroshot":
-            continue
-        x = np.array([e["frames_total"] for e in eps], dtype=float)
-        y = np.array([e["score"] for e in eps], dtype=float)
+    for phase, task, seed, frames, scores in curves:
+        x = frames.astype(float)
+        y = scores.astype(float).copy()
         y[np.isinf(y)] = np.nan
         window = min(100, max(1, len(y) // 5))
         smooth = np.convolve(np.nan_to_num(y), np.ones(window) / window, mode="valid") if len(y) >= window else y
@@ -212,7 +176,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     ax.set_xlabel("frames")
     ax.set_ylabel("raw episode score (moving mean)")
     ax.set_title(f"{report['agent']} on {report['suite']}")
-    if 0 < len(groups) <= 12 and ax.get_legend_handles_labels()[0]:
+    if 0 < len(curves) <= 12 and ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     path = Path(run_dir) / "report" / "learning_curves.png"
     fig.tight_layout()

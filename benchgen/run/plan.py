@@ -211,6 +211,7 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> dict[str, Any]:
         "suite_version": r.suite.version,
         "task_score_rule": r.suite.task_score_rule,
         "episode_fields": list(r.suite.episode_fields),
+        "score_views": dict(r.suite.score_views),
         "plugins": registry.plugin_versions(),
         "versions": versions(),
         "created_at": time.time(),

@@ -50,6 +50,7 @@ class ToySuite(Suite):
     default_checkpoints = (1000, 4000)
     default_num_envs = 2
     episode_fields = ("score_half",)
+    score_views = {"score_half": "half"}
     end_reasons = ("game_over", "time_limit")
     default_split = "all"
 

@@ -14,7 +14,7 @@ Runs whose protocol parameters differ are refused, naming the parameters, unless
 forced comparison says so in every output.
 
 Modules: ``gather`` (runs, protocol check, normalization), ``references`` (reference tables),
-``stats`` (the statistics), ``build`` (the comparison as a dict), ``render`` (markdown, JSON),
+``stats`` (the statistics), ``options`` (the settings and their defaults), ``build`` (the comparison as a dict), ``render`` (markdown, JSON),
 ``plots`` (PNG), ``html`` (the self-contained page).
 """
 
@@ -23,7 +23,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchgen.results.compare.build import build_comparison
+
+
+def build_comparison(paths, registry=None, **options) -> dict[str, Any]:
+    """See :func:`benchgen.results.compare.build.build_comparison` (imported when first used: the
+    statistics libraries take a second to load, and the CLI imports this package for its options)."""
+    from benchgen.results.compare.build import build_comparison as build
+
+    return build(paths, registry, **options)
 
 
 def write_comparison(result: dict[str, Any], out_dir: str | Path, plots: bool = True, html: bool = True) -> list[Path]:

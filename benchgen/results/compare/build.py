@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchgen.results.compare import stats
-from benchgen.results.compare.gather import Normalizer, check_protocols, load_runs, resolve_baseline, to_frames
+from benchgen.results.compare.gather import Normalizer, check_protocols, load_runs, resolve_baseline, to_frames, views_of
 from benchgen.results.compare.references import (
     format_amount,
     parse_checkpoint_label,
@@ -26,9 +26,10 @@ from benchgen.results.compare.references import (
     scores_at,
 )
 from benchgen.errors import UsageError
+from benchgen.results.compare.options import DEFAULTS
 from benchgen.scoring import CLASSES, score_class
 
-VIEW_LABELS = {"score": "final", "score_5min": "5 min", "score_30min": "30 min"}
+
 
 
 def _list(a) -> list:
@@ -49,12 +50,15 @@ def _classes(per_task: dict[str, float]) -> dict[str, int]:
     return counts
 
 
-def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: str | None = None,
-                     references: Iterable[str] = (), phase: str = "auto", at: int | None = None, view: str = "score",
-                     reps: int = 2000, ci: float = 0.95, seed: int = 0, force: bool = False, alpha: float = 0.05,
-                     pairs: list[tuple[str, str]] | None = None, curve_points: int = 20,
-                     show_references: bool = True) -> dict[str, Any]:
-    """Gather the runs under ``paths`` and compute every table and statistic of the comparison."""
+def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: str | None = DEFAULTS.baseline,
+                     references: Iterable[str] = DEFAULTS.references, phase: str = DEFAULTS.phase,
+                     at: int | None = DEFAULTS.at, view: str = DEFAULTS.view, reps: int = DEFAULTS.reps,
+                     ci: float = DEFAULTS.ci, seed: int = DEFAULTS.seed, force: bool = DEFAULTS.force,
+                     alpha: float = DEFAULTS.alpha, pairs: Iterable[tuple[str, str]] | None = DEFAULTS.pairs,
+                     curve_points: int = DEFAULTS.curve_points,
+                     show_references: bool = DEFAULTS.show_references) -> dict[str, Any]:
+    """Gather the runs under ``paths`` and compute every table and statistic of the comparison
+    (the settings are :class:`~benchgen.results.compare.options.CompareOptions`'s)."""
     if registry is None:
         from benchgen.registry import get_registry
 
@@ -130,6 +134,7 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
         "protocol_budget": suite.default_budget,
         "view": view,
         "views": views,
+        "view_labels": {v: label for v, label in views_of(meta0).items() if v in views},
         "baseline": base_name,
         "normalized": norm.active,
         "task_score_rule": meta0.get("task_score_rule"),

@@ -26,8 +26,9 @@ import numpy as np
 from benchgen.results.compare.references import at_checkpoint
 from benchgen.errors import UsageError
 from benchgen.scoring import ReferenceScores, Scorer
+from benchgen.suite import budget_to_frames
 from benchgen.results.rundir import RUN_FILE, RunDir
-from benchgen.results.store import DB_NAME
+from benchgen.results.store import DB_NAME, Unit
 
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
 #: learning phase (fine-tuning of a joint agent, or training from scratch), then zero-shot.
@@ -55,7 +56,22 @@ def find_runs(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def to_frames(meta: dict, amount: int) -> int:
-    return amount if meta.get("budget_unit", "frames") == "frames" else amount * meta["frames_per_step"]
+    """An amount in the run's budget unit as emulator frames."""
+    return budget_to_frames(amount, meta.get("budget_unit", "frames"), meta.get("frames_per_step", 1))
+
+
+#: the view every run has: the raw score of the whole episode
+FINAL_VIEW = "score"
+
+
+def views_of(meta: dict) -> dict[str, str]:
+    """The run's score views, shortest first, each with its label: the suite's own time views as
+    it declared them (``Suite.score_views``, e.g. Atari's 5- and 30-minute scores), then the final
+    score. Runs recorded before suites declared their views: the ``score_*`` episode fields."""
+    declared = meta.get("score_views")
+    if declared is None:
+        declared = {f: f for f in meta.get("episode_fields", []) if f.startswith("score_")}
+    return {**declared, FINAL_VIEW: "final"}
 
 
 @dataclass
@@ -70,6 +86,8 @@ class Run:
     """Per-unit budget of the evaluated phase, in the suite's budget unit."""
     complete: bool
     views: list[str]
+    units: list[Unit] = field(default_factory=list)
+    """Every unit of the run, as stored."""
     label: str = ""
     series: dict[tuple[str, int], tuple[np.ndarray, dict[str, np.ndarray]]] = field(default_factory=dict)
     """(task, seed) -> (frames_total of each episode, view -> raw score of each episode)."""
@@ -93,45 +111,60 @@ class Run:
         k = len(frames) if upto_frames is None else int(np.searchsorted(frames, upto_frames, side="right"))
         return scorer.task_score(values[view][:k].tolist()) if k else math.nan
 
+    def task_scores(self, scorer: Scorer, view: str, upto_frames: int | None = None) -> dict[str, float]:
+        """task -> the per-task score averaged over the run's seeds (``inf`` if a seed reached
+        infinite gameplay); tasks without an episode finished by ``upto_frames`` are left out."""
+        per_task: dict[str, list[float]] = defaultdict(list)
+        for task, seed in self.series:
+            value = self.score(scorer, task, seed, view, upto_frames)
+            if not math.isnan(value):
+                per_task[task].append(value)
+        return {t: math.inf if any(math.isinf(v) for v in vs) else float(np.mean(vs)) for t, vs in per_task.items()}
 
-def _views(meta: dict) -> list[str]:
-    """Time views, shortest first: Atari's 5 min and 30 min scores, then the final score."""
-    return [f for f in meta.get("episode_fields", []) if f.startswith("score_")] + ["score"]
+
+def load_phases(path: Path, name: str) -> dict[str, Run]:
+    """Read a run's episodes once: phase -> its :class:`Run` (phases with episodes only)."""
+    rundir = RunDir(path)
+    meta = rundir.meta()
+    views = list(views_of(meta))
+    store = rundir.store(readonly=True)
+    try:
+        units = store.units()
+        raw: dict[str, dict[tuple[str, int], tuple[list, dict[str, list]]]] = defaultdict(dict)
+        for ep in store.episodes():
+            series = raw[ep["phase"]]
+            key = (ep["task"], ep["seed"])
+            if key not in series:
+                series[key] = ([], {v: [] for v in views})
+            series[key][0].append(ep["frames_total"])
+            for v in views:
+                series[key][1][v].append(ep["score"] if v == FINAL_VIEW else ep["extras"].get(v, ep["score"]))
+    finally:
+        store.close()
+    complete = all(u.status == "done" for u in units)
+    runs = {}
+    for phase, series in raw.items():
+        frames = max((u.budget_frames for u in units if u.phase == phase), default=0)
+        budget = frames if meta.get("budget_unit", "frames") == "frames" else frames // meta["frames_per_step"]
+        run = runs[phase] = Run(path, name, meta, phase, budget, complete, views, units)
+        for key, (f, vals) in series.items():
+            order = np.argsort(np.asarray(f), kind="stable")
+            run.series[key] = (np.asarray(f, dtype=np.int64)[order],
+                               {v: np.asarray(x, dtype=float)[order] for v, x in vals.items()})
+    return runs
 
 
 def load_run(path: Path, name: str, phase: str = "auto") -> Run | None:
     """Read one run's episodes of one phase; None if it recorded no episode."""
-    rundir = RunDir(path)
-    meta = rundir.meta()
-    store = rundir.store(readonly=True)
-    try:
-        present = store.phases()
-        if not present:
-            return None
-        if phase == "auto":
-            phase = next(p for p in (*PHASE_PREFERENCE, *sorted(present)) if p in present)
-        elif phase not in present:
-            raise UsageError(f"run {name} has no '{phase}' episodes (it has: {', '.join(sorted(present))}); "
-                             "pick another --phase or leave it out")
-        units = store.units()
-        frames = max((u.budget_frames for u in units if u.phase == phase), default=0)
-        budget = frames if meta.get("budget_unit", "frames") == "frames" else frames // meta["frames_per_step"]
-        run = Run(path, name, meta, phase, budget, all(u.status == "done" for u in units), _views(meta))
-        raw: dict[tuple[str, int], tuple[list, dict[str, list]]] = {}
-        for ep in store.episodes(phase=phase):
-            key = (ep["task"], ep["seed"])
-            if key not in raw:
-                raw[key] = ([], {v: [] for v in run.views})
-            raw[key][0].append(ep["frames_total"])
-            for v in run.views:
-                raw[key][1][v].append(ep["score"] if v == "score" else ep["extras"].get(v, ep["score"]))
-    finally:
-        store.close()
-    for key, (f, vals) in raw.items():
-        order = np.argsort(np.asarray(f), kind="stable")
-        run.series[key] = (np.asarray(f, dtype=np.int64)[order],
-                           {v: np.asarray(x, dtype=float)[order] for v, x in vals.items()})
-    return run
+    phases = load_phases(path, name)
+    if not phases:
+        return None
+    if phase == "auto":
+        phase = next(p for p in (*PHASE_PREFERENCE, *sorted(phases)) if p in phases)
+    elif phase not in phases:
+        raise UsageError(f"run {name} has no '{phase}' episodes (it has: {', '.join(sorted(phases))}); "
+                         "pick another --phase or leave it out")
+    return phases[phase]
 
 
 def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Run], list[str]]:

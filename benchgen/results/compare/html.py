@@ -13,7 +13,6 @@ import html
 from pathlib import Path
 
 from benchgen.results.compare import render
-from benchgen.results.compare.build import VIEW_LABELS
 from benchgen.scoring import CLASSES
 
 CSS = """
@@ -132,7 +131,7 @@ def to_html(result: dict, images: list[Path] = ()) -> str:
         body.append(f"<h3>Normalized ({_e(result['baseline'])})</h3>" + _table("per-task-normalized", head, rows))
     for view in result["views"]:
         head, rows = render.per_task_rows(result, view)
-        body.append(f"<h3>Raw scores, view {_e(VIEW_LABELS.get(view, view))} (mean ± std over seeds)</h3>")
+        body.append(f"<h3>Raw scores, view {_e(result['view_labels'].get(view, view))} (mean ± std over seeds)</h3>")
         body.append(_table(f"per-task-{view}", head, rows))
     for path in by_name.values():
         body.append(_image(path))

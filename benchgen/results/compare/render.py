@@ -6,7 +6,6 @@ import json
 import math
 from typing import Any
 
-from benchgen.results.compare.build import VIEW_LABELS
 from benchgen.results.compare.stats import METRIC_TITLES
 from benchgen.scoring import CLASSES, strict_json
 
@@ -48,7 +47,7 @@ def header_lines(result: dict) -> list[str]:
     when = f"at {result['amount']:,} {unit} (--at)" if result["at"] else f"at the end of training ({result['amount']:,} {unit})"
     phases = sorted({r["phase"] for r in result["runs"]})
     lines = [(f"Suite {result['suite']}, phase {', '.join(phases)}, per-task scores {when}, "
-              f"view {VIEW_LABELS.get(result['view'], result['view'])}; per-task score: {result['task_score_rule']}.")]
+              f"view {result['view_labels'].get(result['view'], result['view'])}; per-task score: {result['task_score_rule']}.")]
     if result["normalized"]:
         lines.append(f"Scores normalized against **{result['baseline']}**: (a - random) / |{result['baseline']} - random| "
                      f"(SABER eq. 1/2), over {len(result['aggregate_tasks'])} tasks; infinite gameplay counts as "
@@ -162,11 +161,11 @@ def to_markdown(result: dict, images: list[str] = ()) -> str:
     out += ["## Per-task scores", ""]
     if norm:
         head, rows = normalized_rows(result)
-        out += [f"### Normalized ({result['baseline']}), view {VIEW_LABELS.get(result['view'], result['view'])}", ""]
+        out += [f"### Normalized ({result['baseline']}), view {result['view_labels'].get(result['view'], result['view'])}", ""]
         out += _table(head, rows)
     for view in result["views"]:
         head, rows = per_task_rows(result, view)
-        out += [f"### Raw scores, view {VIEW_LABELS.get(view, view)} (mean ± std over seeds)", ""] + _table(head, rows)
+        out += [f"### Raw scores, view {result['view_labels'].get(view, view)} (mean ± std over seeds)", ""] + _table(head, rows)
     if result["notes"]:
         out += ["## Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
     if images:

@@ -1,0 +1,44 @@
+"""The settings of a comparison, written once: ``benchgen compare``'s options and their defaults,
+``benchgen report`` on a folder of runs and :func:`benchgen.results.compare.build_comparison`
+all read them from here. Importing this module is cheap (the CLI builds its parser from it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """The settings of a comparison and their defaults, the one place they are written
+    (``benchgen compare``'s options, ``benchgen report`` on a folder of runs, the Python API)."""
+
+    baseline: str | None = None
+    """None: the suite's default baseline (raw if it has none); ``raw``; a baseline or reference
+    agent name, ``NAME@CHECKPOINT`` (SABER eq. 2); or a task,score CSV file."""
+    references: tuple[str, ...] = ()
+    """``NAME=CSV`` reference tables added as rows (and usable as baselines)."""
+    phase: str = "auto"
+    """Phase compared; auto: fine-tuning, else training, else zero-shot."""
+    at: int | None = None
+    """Compare per-task scores at this checkpoint (budget unit) instead of the end."""
+    view: str = "score"
+    """Score view of the aggregates (``score`` = final; a suite's time views, see ``Suite.score_views``)."""
+    reps: int = 2000
+    """Bootstrap replications."""
+    ci: float = 0.95
+    """Confidence interval size."""
+    seed: int = 0
+    """Seed of the bootstrap (intervals are reproducible)."""
+    force: bool = False
+    """Compare runs whose protocols differ (every output is then labelled)."""
+    alpha: float = 0.05
+    """Significance level of the per-task Welch tests."""
+    pairs: tuple[tuple[str, str], ...] | None = None
+    """Agent pairs compared (None: every pair)."""
+    curve_points: int = 20
+    """Frame counts on the learning-curve grid."""
+    show_references: bool = True
+    """Show the suite's published reference agents."""
+
+
+DEFAULTS = CompareOptions()
