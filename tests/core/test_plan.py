@@ -1,0 +1,134 @@
+"""Planning a run and owning its directory: budgets, the printed plan, validation before
+anything is written, a run directory that is a run only when complete, and runs that resume
+after they were moved."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+import pytest
+
+from benchgen.config import RunConfig
+from benchgen.errors import UsageError
+from benchgen.registry import get_registry
+from benchgen.results.rundir import RunDir
+from benchgen.results.store import Unit
+from benchgen.run.plan import create_run, plan_units, resolve
+from tests.conftest import run_cli
+
+
+def test_finetuning_budget_scales_with_the_joint_budget():
+    """`--frames 20000 --finetune` on a 200M-frame protocol fine-tunes at the scaled budget
+    (RunConfig.finetune_budget's docstring), not at 200M frames per test game."""
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=20_000, finetune=True)
+    units = plan_units(resolve(registry, run, {}))
+    finetune = [u for u in units if u.phase == "finetune"]
+    assert finetune and {u.budget_frames for u in finetune} == {20_000}
+    given = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=20_000, finetune=True,
+                      finetune_budget=8_000)
+    assert {u.budget_frames for u in plan_units(resolve(registry, given, {})) if u.phase == "finetune"} == {8_000}
+
+
+def test_the_plan_is_printed_before_the_run_starts(tmp_path):
+    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--frames", "4000", "--finetune",
+                   "--set", "run.finetune_budget=1000", "--set", "n_steps=32", "--set", "batch_size=32",
+                   "--set", "run.zeroshot_episodes=1", "--out", tmp_path / "run", "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    plan = proc.stderr[: proc.stderr.index("run directory:")]
+    assert "plan: ppo_joint on toy, 5 units" in plan
+    assert "joint" in plan and "4,000 frames" in plan
+    assert "finetune" in plan and "1,000 frames" in plan
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--frames", "1e19"], "more than"),
+    (["--seeds", "-1"], "seeds must lie in"),
+    (["--seeds", "1e99"], "seeds must lie in"),
+    (["--jobs", "0"], "--jobs must be at least 1"),
+])
+def test_numbers_are_validated_before_anything_is_written(tmp_path, args, fragment):
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", *args, "--out", out, "--no-progress")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_run_directory_appears_only_complete(tmp_path, monkeypatch):
+    """Made under a temporary name and renamed: a failure while writing leaves nothing behind."""
+    registry = get_registry()
+    resolved = resolve(registry, RunConfig(suite="toy", agent="random", tasks=["count-20"], budget=400), {})
+    from benchgen.results import store as store_module
+
+    def broken_add_units(self, units):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store_module.ResultsStore, "add_units", broken_add_units)
+    with pytest.raises(OSError):
+        create_run(registry, resolved, tmp_path / "run")
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    run_dir = create_run(registry, resolved, tmp_path / "run")
+    assert run_dir.is_run() and sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    with pytest.raises(UsageError, match="already holds a run"):
+        create_run(registry, resolved, tmp_path / "run")
+
+
+def test_checkpoint_paths_are_kept_relative_to_the_run():
+    run_dir = RunDir("/data/runs/a")
+    inside = run_dir.checkpoint_dir("train-x-s0", 1000)
+    assert run_dir.relative(inside) == "units/train-x-s0/checkpoints/000000001000"
+    assert run_dir.absolute("units/train-x-s0/checkpoints/000000001000") == inside
+    assert run_dir.absolute("/elsewhere/ckpt") == RunDir("/").path / "elsewhere" / "ckpt"  # --from stays absolute
+
+
+def _rewind_to_first_checkpoint(run: RunDir) -> None:
+    """Make a finished unit look killed right after its first reporting checkpoint."""
+    store = run.store()
+    try:
+        (unit,) = store.units()
+        first = store.checkpoints(unit.unit_id)[0]
+        store.update_unit(unit.unit_id, status="running", frames_done=first["frames"], last_checkpoint=first["path"],
+                          last_checkpoint_frames=first["frames"])
+    finally:
+        store.close()
+
+
+def test_a_moved_run_resumes_from_its_checkpoint_and_a_missing_one_stops_it(tmp_path):
+    first = tmp_path / "first"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--set", "checkpoint_every=1000",
+                   "--out", first, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    _rewind_to_first_checkpoint(RunDir(first))
+    moved = tmp_path / "elsewhere" / "moved"
+    moved.parent.mkdir()
+    shutil.copytree(first, tmp_path / "broken")
+    first.rename(moved)
+    proc = run_cli("resume", moved, "--no-progress", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    conn = sqlite3.connect(moved / "results.sqlite")
+    assert conn.execute("SELECT status, frames_done FROM units").fetchone() == ("done", 4000)
+    conn.close()
+
+    broken = tmp_path / "broken"
+    store = RunDir(broken).store()
+    (unit,) = store.units()
+    store.close()
+    shutil.rmtree(RunDir(broken).absolute(unit.last_checkpoint))
+    proc = run_cli("resume", broken, "--no-progress")
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(lines) == 1 and "last checkpoint" in lines[0] and "missing" in lines[0], proc.stderr
+
+
+def test_units_round_trip_through_the_store(tmp_path):
+    run = RunDir.create(tmp_path / "run", {"suite": "toy"}, [Unit("train-a-s0", 0, "train", ["a"], 0, 400)])
+    store = run.store(readonly=True)
+    try:
+        assert [u.unit_id for u in store.units()] == ["train-a-s0"]
+    finally:
+        store.close()
+    assert run.meta() == {"suite": "toy"}
