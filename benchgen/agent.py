@@ -5,7 +5,9 @@ creates the agent with its resolved config dataclass, the (wrapped, recorded) ve
 :class:`TrainingContext`, then calls ``learn``. The agent steps the env until
 ``ctx.finished``, calling ``ctx.maybe_checkpoint()`` once per vector step (cheap: it saves only
 when a checkpoint boundary was crossed). The suite records every episode's raw score underneath
-the agent; an agent never reports scores itself.
+the agent; an agent never reports scores itself. An agent that steps the unit's environment
+in other processes relays what the suite recorded there (sealed reports, see
+:mod:`benchgen.remote` and :meth:`TrainingContext.remote_envs`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     import gymnasium as gym
+
+    from benchgen.remote import RemoteEnvFactory, RemoteEpisodes
+    from benchgen.suite import EpisodeEnd
 
 
 class TrainingContext(abc.ABC):
@@ -55,16 +60,32 @@ class TrainingContext(abc.ABC):
     def log_scalar(self, tag: str, value: float) -> None:
         """Log a training statistic (TensorBoard), x-axis = frames."""
 
-    def actor_env_factory(self) -> Callable[[int, int], tuple[Any, Any]]:
-        """For distributed agents (Ape-X): a picklable ``factory(num_envs, seed)`` that builds,
-        in another process, this unit's environment with the suite's agent-side wrappers, over an
-        :class:`benchgen.run.recorder.EpisodeCollector`; it returns ``(env, collector)``. Ship
-        ``collector.drain()`` results back and pass them to :meth:`record_external`."""
-        raise NotImplementedError("this runner does not support remote actors")
+    # -- environments in other processes (distributed agents; see benchgen.remote) -------------
+    def remote_envs(self) -> RemoteEnvFactory:
+        """This unit's environment, to build in other processes or on other nodes: a picklable
+        :class:`benchgen.remote.RemoteEnvFactory`; there, ``env, collector = factory(num_envs,
+        seed, worker=i)`` gives the suite env under an episode collector under the suite's agent
+        wrappers. Ship ``collector.report()`` back to :meth:`report_remote_episodes`."""
+        raise NotImplementedError("this context cannot build the unit's environment elsewhere; run the agent "
+                                  "with `benchgen run`")
 
-    def record_external(self, episode_ends: list, frames: int) -> None:
-        """Count ``frames`` used by remote actors and record their finished episodes."""
-        raise NotImplementedError("this runner does not support remote actors")
+    def report_remote_episodes(self, report: RemoteEpisodes) -> list[EpisodeEnd]:
+        """Count the frames of a collector's report in this unit (``steps_done``, ``finished``)
+        and record its finished episodes under the unit, numbered after those recorded before;
+        returns them. Only reports sealed by a collector of this context's :meth:`remote_envs`
+        are accepted, each once and in order (``RuntimeError`` otherwise, nothing recorded):
+        an agent relays the suite's episode facts, it cannot state a score."""
+        raise NotImplementedError("this context records no episodes played elsewhere; run the agent with "
+                                  "`benchgen run`")
+
+    def ray(self) -> Any:
+        """The ``ray`` module, connected: to the cluster this unit already runs on (``--executor
+        ray``), else to a local instance started for the unit (loopback only, stopped when the
+        unit ends). A method of the context rather than a function to import, because where Ray
+        runs, who may stop it and which plugin settings its workers need are the run engine's
+        knowledge, and agents import contracts, not the engine (``docs/ARCHITECTURE.md``).
+        ``UsageError`` (one line) when Ray is not installed."""
+        raise NotImplementedError("this context offers no Ray connection; run the agent with `benchgen run`")
 
 
 class Agent(abc.ABC):

@@ -238,6 +238,18 @@ def _reference_scores() -> str:
     return f"`benchgen.scoring.ReferenceScores`: {md(ReferenceScores.__doc__)}\n\n{_fields(ReferenceScores)}"
 
 
+def _remote_envs() -> str:
+    from benchgen import remote
+    from benchgen.agent import TrainingContext
+    from benchgen.remote import EpisodeCollector, RemoteEnvFactory
+
+    return (f"{md(remote.__doc__)}\n\nThe context's side (`benchgen.agent.TrainingContext`):\n\n"
+            f"{_methods(TrainingContext, ['remote_envs', 'report_remote_episodes', 'ray'])}\n\n"
+            f"`benchgen.remote.RemoteEnvFactory`: {md(RemoteEnvFactory.__doc__)}\n\n"
+            f"`benchgen.remote.EpisodeCollector`: {md(EpisodeCollector.__doc__)}\n\n"
+            f"{_methods(EpisodeCollector, ['report'])}")
+
+
 def _kit_settings() -> str:
     from benchgen.testing.conformance import SuiteConformance
 
@@ -262,6 +274,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "scoring": _scoring,
     "scorer": _scorer,
     "reference_scores": _reference_scores,
+    "remote_envs": _remote_envs,
     "kit_settings": _kit_settings,
     "kit_checks": _kit_checks,
 }

@@ -3,7 +3,7 @@
 One process starts one local Ray instance (loopback only) and alternates rounds of the Ape-X
 learner (``benchgen_agents.rainbow_iqn.apex.ApexLearner``) with 1 actor and with N actors on a
 real Atari game of the ``atari_saber`` suite (the suite's env and agent wrappers, as
-``ctx.actor_env_factory()`` builds them in a run). Each actor acts with its network copy, computes
+``ctx.remote_envs()`` builds them in a run). Each actor acts with its network copy, computes
 the initial priorities of its transitions with the learner's loss, and ships them with the
 chunk; the learner inserts them into its prioritized replay and records the episodes.
 
@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchgen.remote import EpisodeInbox, RemoteEnvFactory
+
 REPO = Path(__file__).resolve().parents[1]
 
 PRESETS = {
@@ -40,23 +42,29 @@ PRESETS = {
 }
 
 
-class AtariActorEnvs:
-    """``factory(num_envs, seed)`` as ``UnitContext.actor_env_factory()`` returns it, without a
-    run directory: the suite env over an EpisodeCollector, then the suite's agent wrappers."""
+class AtariActorEnvs(RemoteEnvFactory):
+    """What ``ctx.remote_envs()`` returns in a run, without a run directory: the game's suite env
+    under the episode collector under the suite's agent wrappers."""
 
-    def __init__(self, game: str):
+    def __init__(self, key, game: str):
+        super().__init__(key)
         self.game = game
 
-    def __call__(self, num_envs: int, seed: int):
-        from benchgen.run.recorder import EpisodeCollector
+    def _suite(self):
         from benchgen.registry import get_registry
 
-        suite = get_registry().suite("atari_saber")
-        collector = EpisodeCollector(suite.make_env([self.game] * num_envs, seed=seed, mode="train"))
-        return suite.agent_wrappers(collector, "rainbow_iqn"), collector
+        return get_registry().suite("atari_saber")
+
+    def suite_env(self, num_envs: int, seed: int):
+        return self._suite().make_env([self.game] * num_envs, seed=seed, mode="train")
+
+    def agent_wrappers(self, env):
+        return self._suite().agent_wrappers(env, "rainbow_iqn")
 
 
 def make_context(game: str, warmup: float, seconds: float):
+    import ray
+
     from benchgen.agent import TrainingContext
 
     class TimedContext(TrainingContext):
@@ -67,6 +75,7 @@ def make_context(game: str, warmup: float, seconds: float):
         unit_dir = Path(".")
 
         def __init__(self):
+            self.inbox = EpisodeInbox()
             self.frames = 0
             self.arrivals: list[tuple[float, int]] = []  # (time, agent steps so far)
             self.episodes = 0
@@ -86,16 +95,21 @@ def make_context(game: str, warmup: float, seconds: float):
         def log_scalar(self, tag, value) -> None:
             pass
 
-        def actor_env_factory(self):
-            return AtariActorEnvs(game)
+        def remote_envs(self):
+            return AtariActorEnvs(self.inbox.key, game)
 
-        def record_external(self, episode_ends, frames) -> None:
+        def report_remote_episodes(self, report):
+            ends, frames = self.inbox.open(report)
             now = time.perf_counter()
             if self.t0 is None:
                 self.t0 = now
             self.frames += frames
-            self.episodes += len(episode_ends)
+            self.episodes += len(ends)
             self.arrivals.append((now, self.steps_done))
+            return ends
+
+        def ray(self):
+            return ray  # connected by main()
 
         def rate(self) -> float:
             """Steps per second between the first arrival after the warm-up and the last one."""

@@ -30,7 +30,7 @@ def make_rainbow(obs_space, act_space, fill: int, device: str, precision: str = 
 
     cfg = RainbowIQNConfig(replay_capacity=fill + 1000, learning_starts_frames=0, device=device, precision=precision)
     agent = make_agent(cfg, obs_space, act_space)
-    agent.replay = agent._new_replay(1)
+    agent.replay = agent.new_replay(1)
     rng = np.random.default_rng(0)
     obs = rng.integers(0, 256, (1, *obs_space.shape), dtype=np.uint8)
     agent.replay.start_episode(0, obs[0])

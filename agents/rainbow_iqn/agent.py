@@ -243,7 +243,7 @@ class RainbowIQNAgent(IQNCore, Agent):
             ApexLearner(self, env, ctx).train()
             return
         if self.replay is None or self.replay.num_envs != num_envs:  # streams are per sub-environment:
-            self.replay = self._new_replay(num_envs)  # another env count starts an empty memory
+            self.replay = self.new_replay(num_envs)  # another env count starts an empty memory
         budget = max(1, ctx.budget_steps)
         obs, _ = env.reset(seed=ctx.reset_seed)
         for e in range(num_envs):
@@ -279,7 +279,7 @@ class RainbowIQNAgent(IQNCore, Agent):
                     log["q"] += q
                     log["n"] += 1
                     if log["n"] == cfg.log_every_updates:
-                        self._log(ctx, log, beta)
+                        self.log_updates(ctx, log, beta)
 
             # Target network: a copy of the online net every target_update_steps agent steps.
             if c["agent_steps"] // cfg.target_update_steps > c["target_syncs"]:
@@ -287,7 +287,10 @@ class RainbowIQNAgent(IQNCore, Agent):
                 c["target_syncs"] = c["agent_steps"] // cfg.target_update_steps
             ctx.maybe_checkpoint()
 
-    def _log(self, ctx: TrainingContext, log: dict, beta: float) -> None:
+    def log_updates(self, ctx: TrainingContext, log: dict, beta: float) -> None:
+        """Log the mean loss and Q of the updates summed in ``log`` (``loss``, ``q``, their count
+        ``n`` and the time ``t`` the count began), beta and the memory's size; then zero ``log``.
+        The single agent and the Ape-X learner log the same way."""
         now = time.perf_counter()
         ctx.log_scalar("rainbow_iqn/loss", log["loss"] / log["n"])
         ctx.log_scalar("rainbow_iqn/q_taken", log["q"] / log["n"])
@@ -321,7 +324,10 @@ class RainbowIQNAgent(IQNCore, Agent):
                 break
         return int(env.num_envs)
 
-    def _new_replay(self, num_envs: int) -> PrioritizedReplay:
+    def new_replay(self, num_envs: int) -> PrioritizedReplay:
+        """An empty prioritized memory for this agent's config and spaces, with ``num_envs``
+        streams: one per sub-environment of ``learn``'s env, or per (actor, sub-environment) of
+        the Ape-X learner."""
         cfg = self.config
         return PrioritizedReplay(
             cfg.replay_capacity, num_envs, self.obs_shape, self.obs_dtype, cfg.frame_stack, cfg.n_step, cfg.gamma,
@@ -377,7 +383,7 @@ class RainbowIQNAgent(IQNCore, Agent):
                                 f"remove that {REPLAY_DIR} folder to resume with an empty memory"):
             saved_envs = PrioritizedReplay.saved_num_envs(directory / REPLAY_DIR) if state.get("replay_saved") else None
             if saved_envs is not None:
-                self.replay = self._new_replay(saved_envs)
+                self.replay = self.new_replay(saved_envs)
                 self.replay.load(directory / REPLAY_DIR)
             else:
                 self.replay = None  # a fresh memory refills before learning resumes

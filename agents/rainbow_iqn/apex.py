@@ -2,9 +2,10 @@
 
 ``rainbow_iqn --set actors=N`` starts N actor processes (Ray actors). Each actor
 
-* builds its own copy of the unit's environment (``ctx.actor_env_factory()``: the suite env with
-  the suite's agent wrappers over an :class:`~benchgen.run.recorder.EpisodeCollector`) with
-  ``actor_envs`` sub-environments and a seed of its own;
+* builds its own copy of the unit's environment with ``actor_envs`` sub-environments and a seed
+  of its own, through the agent contract's remote environments (:mod:`benchgen.remote`:
+  ``ctx.remote_envs()(actor_envs, seed, worker=actor)`` gives the suite env under an episode
+  collector under the suite's agent wrappers);
 * acts with its own copy of the online network and its own noise generator (NoisyNet
   exploration, a fresh noise sample every ``update_period_steps`` of its agent steps, as the
   single agent does);
@@ -12,16 +13,17 @@
   transitions that the chunk completed (Ape-X: priorities computed by actors before
   insertion) with the learner's loss, using its copies of the online and target networks;
 * sends the chunk (the observations, actions, raw rewards, end flags and final observations of
-  its streams), the per-transition losses and the finished episodes (``collector.drain()``).
+  its streams), the per-transition losses and its collector's sealed report of the finished
+  episodes and frames (``collector.report()``).
 
 The learner is the unit's process (``RainbowIQNAgent.learn``). It owns the prioritized replay,
 with one stream per (actor, sub-environment), so frame-once storage and n-step logic are the
 single agent's; it inserts every chunk and gives the transitions it completed the actor's
 priorities. Actors complete transitions with a small replay of their own fed the same steps, so
 both sides complete the same transitions in the same order (checked on every chunk). It passes
-the episodes to ``ctx.record_external``, which numbers and commits them under the unit (their
-``env_index`` becomes ``actor * actor_envs + sub-env``) and advances ``ctx.steps_done`` by their
-frames. It then updates (``update``, the single agent's), copies the target network every
+the report to ``ctx.report_remote_episodes``, which numbers and commits the episodes under the
+unit (their ``env_index`` is ``actor * actor_envs + sub-env``) and advances ``ctx.steps_done`` by
+their frames. It then updates (``update``, the single agent's), copies the target network every
 ``target_update_steps`` agent steps, publishes its weights every ``weight_sync_updates`` updates
 (one ``ray.put``; each actor receives the newest ones with its next chunk request), and calls
 ``ctx.maybe_checkpoint()``. Checkpoints are the single agent's: actors are rebuilt from the
@@ -39,15 +41,14 @@ Two schedules:
 The learner hands out at most the budget: chunk lengths shrink at the end so that the actors
 use the unit's budget (rounded up to a multiple of ``actor_envs``) and no more.
 
-Ray is imported here only, when ``actors > 0``; a local instance is started (on the loopback
-interface, as ``benchgen.run.ray_cluster.connect`` does) unless this process is already connected,
-for instance as a unit of ``--executor ray``, and stopped again at the end.
+Ray is imported here only, when ``actors > 0``, and connected through ``ctx.ray()``: the cluster
+of a unit of ``--executor ray``, else a local instance on the loopback interface that the runner
+starts for the unit and stops when it ends.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import time
 from typing import Any
 
@@ -114,7 +115,7 @@ class ApexActor(IQNCore):
         torch.set_num_threads(threads)
         self.config, self.index = config, index
         self.device = torch.device("cpu")
-        self.env, self.collector = env_factory(num_envs, seed)
+        self.env, self.collector = env_factory(num_envs, seed, worker=index)
         self.num_envs = int(self.env.num_envs)  # a joint unit's env has one per task at least
         shape = tuple(self.env.single_observation_space.shape)
         if shape != tuple(obs_shape) or int(self.env.single_action_space.n) != num_actions:
@@ -198,11 +199,10 @@ class ApexActor(IQNCore):
         t1 = time.perf_counter()
         indices = np.concatenate(completed)
         losses = self._losses(indices)
-        ends, frames = self.collector.drain()
         return {
             "actor": self.index, "start_obs": start_obs, "obs": obs, "actions": actions, "rewards": rewards,
             "terminated": terminated, "truncated": truncated, "final_obs": finals, "losses": losses,
-            "episode_ends": ends, "frames": frames, "version": self.version, "loaded": loaded,
+            "episodes": self.collector.report(), "version": self.version, "loaded": loaded,
             "act_seconds": t1 - t0, "priority_seconds": time.perf_counter() - t1,
         }
 
@@ -232,7 +232,7 @@ class ApexLearner:
         self.num_actors = cfg.actors
         self.actor_envs = cfg.actor_envs or int(env.num_envs)
         self.streams = self.num_actors * self.actor_envs
-        self.ray = import_ray()
+        self.ray = import_ray()  # missing Ray: said in one line before anything starts; start() connects
         self.actors: list = []
         self.pending: dict[Any, int] = {}  # chunk request -> actor
         self.assigned = 0  # agent steps recorded or requested
@@ -244,7 +244,6 @@ class ApexLearner:
         self.published_target = 0
         self.checksums: dict[int, float] = {}
         self.updates_at_publish = 0
-        self._started_ray = False
         self.stats = {
             "chunks": [0] * self.num_actors, "steps": [0] * self.num_actors, "episodes": [0] * self.num_actors,
             "transitions": [0] * self.num_actors, "weights_verified": 0, "max_version": [0] * self.num_actors,
@@ -263,12 +262,8 @@ class ApexLearner:
 
     def start(self) -> None:
         """Connect to (or start) Ray, publish the weights, start the actors."""
-        ray, agent, cfg, ctx = self.ray, self.agent, self.config, self.ctx
-        if not ray.is_initialized():
-            from benchgen.run.ray_cluster import connect
-
-            connect(None, 0, 0)
-            self._started_ray = True
+        agent, cfg, ctx = self.agent, self.config, self.ctx
+        ray = self.ray = ctx.ray()
         need = self.num_actors * cfg.actor_cpus
         have = ray.cluster_resources().get("CPU", 0.0)
         if need > have + 1e-9:
@@ -278,7 +273,7 @@ class ApexLearner:
         self._publish()
         remote = ray.remote(ApexActor)
         online, target = self.refs[self.version]
-        factory = ctx.actor_env_factory()
+        factory = ctx.remote_envs()
         for i in range(self.num_actors):
             seed = actor_seed(ctx.seed, ctx.steps_done, i)
             self.actors.append(remote.options(num_cpus=cfg.actor_cpus, max_restarts=0).remote(
@@ -299,7 +294,7 @@ class ApexLearner:
         self.actor_envs = counts.pop()
         self.streams = self.num_actors * self.actor_envs
         if agent.replay is None or agent.replay.num_envs != self.streams:
-            agent.replay = agent._new_replay(self.streams)  # one stream per (actor, sub-environment)
+            agent.replay = agent.new_replay(self.streams)  # one stream per (actor, sub-environment)
         self.actor_version = [self.version] * self.num_actors
         self.actor_target = [self.published_target] * self.num_actors
 
@@ -310,9 +305,6 @@ class ApexLearner:
             except Exception:  # pragma: no cover - already gone
                 pass
         self.actors, self.pending = [], {}
-        if self._started_ray:
-            self.ray.shutdown()
-            self._started_ray = False
 
     def _get(self, refs):
         """``ray.get`` that turns an actor's UsageError back into a UsageError."""
@@ -404,8 +396,7 @@ class ApexLearner:
             raise RuntimeError(f"actor {i} computed {len(chunk['losses'])} priorities for a chunk that completed "
                                f"{len(indices)} transitions here")
         replay.insert_priorities(indices, chunk["losses"])
-        ends = [dataclasses.replace(end, env_index=i * E + int(end.env_index)) for end in chunk["episode_ends"]]
-        ctx.record_external(ends, int(chunk["frames"]))
+        ends = ctx.report_remote_episodes(chunk["episodes"])
         c["agent_steps"] += steps * E
         if replay.num_added >= cfg.learning_starts_steps and replay.num_valid > 0:
             c["update_credit"] += steps * E
@@ -446,7 +437,7 @@ class ApexLearner:
         log["q"] += q
         log["n"] += 1
         if log["n"] == cfg.log_every_updates:
-            self.agent._log(ctx, log, beta)
+            self.agent.log_updates(ctx, log, beta)
             self._log_apex()
         if c["updates"] - self.updates_at_publish >= cfg.weight_sync_updates:
             self._publish()

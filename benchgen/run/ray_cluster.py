@@ -1,6 +1,7 @@
 """Sweeps on a Ray cluster (``benchgen run ... --executor ray [--address ADDR]``).
 
-Ray is an optional extra (``pip install 'benchgen[ray]'``); only this module imports it.
+Ray is an optional extra (``pip install 'benchgen[ray]'``); only this module imports it, and
+agents that use Ray themselves (Ape-X) get it connected through ``TrainingContext.ray``.
 
 The driver (the ``benchgen`` process) owns the run's results store, the single source of truth.
 Each unit runs as a Ray task on whatever node has the resources it asks for
@@ -29,11 +30,11 @@ from benchgen.run.schedule import count_retry, ready_units
 from benchgen.run.unit import execute_unit
 
 
-def _ray():
+def _ray(otherwise: str = " or use --executor local"):
     try:
         import ray
     except ImportError:
-        raise UsageError("Ray is not installed; install it with `pip install 'benchgen[ray]'` or use --executor local")
+        raise UsageError(f"Ray is not installed; install it with `pip install 'benchgen[ray]'`{otherwise}")
     return ray
 
 
@@ -67,6 +68,17 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
         ray.shutdown()
         raise UsageError(f"no Ray node can give a unit {cpus_per_unit:g} CPU and {gpus_per_unit:g} GPU (nodes: {have}); "
                          "lower cpus_per_unit/gpus_per_unit or add nodes")
+
+
+def connect_for_agent() -> tuple[Any, bool]:
+    """``ray``, connected, for an agent of a unit (``TrainingContext.ray``): the cluster this
+    process already belongs to (a unit of ``--executor ray``), else a fresh local instance on
+    loopback (:func:`connect`); and whether this call started that instance (its caller stops it)."""
+    ray = _ray(otherwise="")  # the agent needs it: no executor can do without
+    if ray.is_initialized():
+        return ray, False
+    connect(None, 0, 0)
+    return ray, True
 
 
 def _check_reachable(address: str, timeout: float = 3.0) -> None:

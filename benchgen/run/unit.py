@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchgen.agent import Agent, TrainingContext
 from benchgen.errors import UsageError
+from benchgen.remote import CollectorKey, EpisodeInbox, RemoteEnvFactory, RemoteEpisodes
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit, UnitStore
 from benchgen.run.checkpoints import Saver, save_points
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.run.signals import STOP, StopRequested
+from benchgen.suite import EpisodeEnd
 
 
 class UnitContext(TrainingContext):
@@ -39,6 +40,8 @@ class UnitContext(TrainingContext):
         self._save_fn = save_fn
         self._writer = writer
         self.progress = None
+        self._inbox = EpisodeInbox()  # opens the reports of this unit's remote_envs() collectors
+        self._ray, self._started_ray = None, False
 
     @property
     def steps_done(self) -> int:
@@ -60,31 +63,47 @@ class UnitContext(TrainingContext):
         if self._writer is not None:
             self._writer.add_scalar(tag, value, self.recorder.frames_done)
 
-    def actor_env_factory(self) -> "ActorEnvFactory":
-        return ActorEnvFactory(str(self.run_dir.path), self.unit.unit_id, list(self.unit.tasks))
+    def remote_envs(self) -> "UnitEnvFactory":
+        return UnitEnvFactory(self._inbox.key, str(self.run_dir.path), list(self.unit.tasks))
 
-    def record_external(self, episode_ends: list, frames: int) -> None:
-        self.recorder.frames_done += frames
-        if episode_ends:
-            self.recorder._record(episode_ends)
+    def report_remote_episodes(self, report: RemoteEpisodes) -> list[EpisodeEnd]:
+        ends, frames = self._inbox.open(report)
+        self.recorder.record(ends, frames)
+        return ends
+
+    def ray(self):
+        if self._ray is None:
+            from benchgen.run.ray_cluster import connect_for_agent
+
+            self._ray, self._started_ray = connect_for_agent()
+        return self._ray
+
+    def close(self) -> None:
+        """Stop the Ray instance :meth:`ray` started for this unit, if it started one."""
+        if self._started_ray:
+            self._ray.shutdown()
+            self._ray, self._started_ray = None, False
 
 
-@dataclass
-class ActorEnvFactory:
-    """Builds a unit's environment in another process (see ``TrainingContext.actor_env_factory``)."""
+class UnitEnvFactory(RemoteEnvFactory):
+    """``TrainingContext.remote_envs()`` of a unit: rebuilds the run from its directory (on
+    storage every node reaches, as for ``--executor ray``) in the process that calls it."""
 
-    run_dir: str
-    unit_id: str
-    tasks: list[str]
+    def __init__(self, key: CollectorKey, run_dir: str, tasks: list[str]):
+        super().__init__(key)
+        self.run_dir, self.tasks = run_dir, tasks
 
-    def __call__(self, num_envs: int, seed: int):
+    def _run(self) -> ResolvedRun:
         from benchgen.registry import get_registry
-        from benchgen.run.recorder import EpisodeCollector
 
-        r = resolve_from_meta(get_registry(), RunDir(self.run_dir).meta())
-        suite_env = r.suite.make_env(env_tasks(self.tasks, num_envs), seed=seed, mode="train")
-        collector = EpisodeCollector(suite_env)
-        return r.suite.agent_wrappers(collector, r.spec.name), collector
+        return resolve_from_meta(get_registry(), RunDir(self.run_dir).meta())
+
+    def suite_env(self, num_envs: int, seed: int):
+        return self._run().suite.make_env(env_tasks(self.tasks, num_envs), seed=seed, mode="train")
+
+    def agent_wrappers(self, env):
+        r = self._run()
+        return r.suite.agent_wrappers(env, r.spec.name)
 
 
 def env_tasks(tasks: list[str], num_envs: int) -> list[str]:
@@ -169,6 +188,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                 evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
         finally:
             env.close()
+            ctx.close()
             if writer is not None:
                 writer.close()
         saver()

@@ -2,7 +2,7 @@
 
 Layers, lowest first; a module may import its own layer and those below it, never above:
 
-1. ground: ``benchgen`` itself and its contracts (errors, config, suite, agent, scoring,
+1. ground: ``benchgen`` itself and its contracts (errors, config, suite, agent, remote, scoring,
    hookspecs, registry, cpu_affinity);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
@@ -24,8 +24,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-GROUND = {"benchgen", "benchgen.errors", "benchgen.config", "benchgen.suite", "benchgen.agent", "benchgen.scoring",
-          "benchgen.hookspecs", "benchgen.registry", "benchgen.cpu_affinity"}
+GROUND = {"benchgen", "benchgen.errors", "benchgen.config", "benchgen.suite", "benchgen.agent", "benchgen.remote",
+          "benchgen.scoring", "benchgen.hookspecs", "benchgen.registry", "benchgen.cpu_affinity"}
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 import benchgen
 from benchgen.errors import UsageError
+from benchgen.remote import CollectorKey, RemoteEnvFactory
 from benchgen.suite import Split, Suite
 from tests.plugins.scripted_env import ScriptedVectorEnv
 
@@ -68,18 +69,16 @@ class ChainSuite(Suite):
 SUITE = ChainSuite()
 
 
-class ChainEnvFactory:
-    """A picklable ``factory(num_envs, seed) -> (env, collector)`` like the runner's
-    ``ActorEnvFactory``, without a run directory (for driving a learner in-process)."""
+class ChainEnvFactory(RemoteEnvFactory):
+    """What ``ctx.remote_envs()`` returns for a unit of ``task``, without a run directory (for
+    driving an agent in-process): seals with ``key``, the key of the test's ``EpisodeInbox``."""
 
-    def __init__(self, task: str = "chain-8"):
+    def __init__(self, key: CollectorKey, task: str = "chain-8"):
+        super().__init__(key)
         self.task = task
 
-    def __call__(self, num_envs: int, seed: int):
-        from benchgen.run.recorder import EpisodeCollector
-
-        collector = EpisodeCollector(SUITE.make_env([self.task] * num_envs, seed))
-        return collector, collector
+    def suite_env(self, num_envs: int, seed: int):
+        return SUITE.make_env([self.task] * num_envs, seed)
 
 
 @benchgen.hookimpl

@@ -17,6 +17,7 @@ import torch
 
 from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
+from benchgen.remote import EpisodeInbox
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
 from tests.conftest import REPO, cli_env, run_cli
@@ -40,8 +41,10 @@ def apex_config(**overrides) -> RainbowIQNConfig:
 class ApexContext(TrainingContext):
     """The runner's side for a learner driven in-process: counts frames, keeps episode ends."""
 
-    def __init__(self, budget_steps: int, seed: int = 0):
+    def __init__(self, budget_steps: int, seed: int = 0, task: str = "chain-8"):
         self.budget_steps, self.seed, self.unit_dir = budget_steps, seed, Path(".")
+        self.task = task
+        self.inbox = EpisodeInbox()
         self.frames = 0
         self.ends: list = []
         self.checkpoint_calls = 0
@@ -57,12 +60,17 @@ class ApexContext(TrainingContext):
     def log_scalar(self, tag: str, value: float) -> None:
         self.scalars.setdefault(tag, []).append(value)
 
-    def actor_env_factory(self):
-        return ChainEnvFactory("chain-8")
+    def remote_envs(self):
+        return ChainEnvFactory(self.inbox.key, self.task)
 
-    def record_external(self, episode_ends: list, frames: int) -> None:
+    def report_remote_episodes(self, report):
+        ends, frames = self.inbox.open(report)
         self.frames += frames
-        self.ends.extend(episode_ends)
+        self.ends.extend(ends)
+        return ends
+
+    def ray(self):
+        return ray  # connected by the local_ray fixture
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +239,7 @@ def test_more_actor_cpus_than_ray_has_is_a_usage_error(local_ray):
 
 def test_an_actor_that_cannot_start_reports_its_usage_error(local_ray):
     L, agent, ctx = learner(apex_config(actors=1), budget_steps=100)
-    ctx.actor_env_factory = lambda: ChainEnvFactory("chain-999")
+    ctx.task = "chain-999"
     with pytest.raises(UsageError, match="unknown chain task 'chain-999'"):
         L.train()
     assert L.actors == []
