@@ -275,13 +275,20 @@ def _execute(run_dir, resolved) -> int:
     from benchgen.run.signals import StopRequested, install_stop_handler
 
     install_stop_handler()
-    try:
-        with RunProgress(enabled=resolved.run.progress) as progress:
-            run_units(run_dir, resolved, progress)
-    except StopRequested:
-        print(f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
-              file=sys.stderr)
-        return 130
+    with run_dir.lock():
+        try:
+            with RunProgress(enabled=resolved.run.progress) as progress:
+                run_units(run_dir, resolved, progress)
+        except StopRequested:
+            print(f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
+                  file=sys.stderr)
+            return 130
+        finally:
+            store = run_dir.store()
+            try:
+                store.checkpoint_wal()
+            finally:
+                store.close()
     summary = write_report(run_dir.path)
     print(summary)
     store = run_dir.store(readonly=True)

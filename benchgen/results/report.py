@@ -18,7 +18,8 @@ import numpy as np
 
 from benchgen.registry import get_registry
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
-from benchgen.results.rundir import RunDir
+from benchgen.errors import UsageError
+from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.scoring import CLASSES
 
 #: the order phases are reported in
@@ -204,10 +205,13 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
     """Write report/report.md, report.json and PNG plots; return a short text summary."""
     run_dir = Path(run_dir)
     report = build_report(run_dir, baseline)
-    out = run_dir / "report"
-    out.mkdir(exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
-    (out / "report.md").write_text(to_markdown(report))
+    out = RunDir(run_dir).report_dir()
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report into {out} ({exc.strerror or exc}); make the run directory writable")
+    write_atomically(out / "report.json", lambda tmp: tmp.write_text(json.dumps(report, indent=2, default=str)))
+    write_atomically(out / "report.md", lambda tmp: tmp.write_text(to_markdown(report)))
     plot(run_dir, report)
     lines = [f"report: {out / 'report.md'}"]
     for phase, sec in report["phases"].items():

@@ -15,11 +15,13 @@ locations) are relative to the run directory, so a run that was moved or copied 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from benchgen.errors import UsageError
 from benchgen.results.store import DB_NAME, ResultsStore, Unit
@@ -27,6 +29,26 @@ from benchgen.results.store import DB_NAME, ResultsStore, Unit
 RUN_FILE = "run.json"
 CHECKPOINT_FILE = "checkpoint.json"
 PID_FILE = "worker.pid"
+LOCK_FILE = "run.lock"
+
+
+def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Have ``write(tmp)`` write a file next to ``path``, then rename it into place: readers see
+    the old file or the new one, never half of one. One-line errors for unwritable places."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{target} is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"{target.parent} does not exist; create it or give another file name")
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise UsageError(f"cannot write {target} ({exc.strerror or exc}); give a writable place")
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
 
 
 class RunDir:
@@ -58,6 +80,9 @@ class RunDir:
         """The run's metadata (``run.json``); one-line error if this is not a run directory."""
         if not self.is_run():
             raise UsageError(f"{self.path} is not a benchgen run directory (no {RUN_FILE} / {DB_NAME})")
+        if self.db_file.stat().st_size == 0:
+            raise UsageError(f"{self.db_file} is empty (0 bytes): the run's episodes are gone; restore the file "
+                             "from a copy of the run")
         try:
             meta = json.loads(self.meta_file.read_text())
         except (OSError, ValueError) as exc:
@@ -69,6 +94,29 @@ class RunDir:
     def store(self, readonly: bool = False) -> ResultsStore:
         """The run's results store (open it, use it, close it)."""
         return ResultsStore(self.db_file, readonly=readonly)
+
+    @contextlib.contextmanager
+    def lock(self):
+        """Hold the run for this process: a second ``run``/``resume`` of the same directory gets
+        one line naming the holder instead of writing beside it. The lock (``flock`` on
+        ``run.lock``) is released by the kernel when the holder dies, however it dies."""
+        path = self.path / LOCK_FILE
+        handle = open(path, "a+")
+        try:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                raise UsageError(f"run {self.path} is in use by process {holder}; wait for it to end or stop it, "
+                                 "then resume")
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
+            yield self
+        finally:
+            handle.close()
 
     @classmethod
     def create(cls, path: str | Path, meta: dict[str, Any], units: Iterable[Unit]) -> "RunDir":
@@ -118,6 +166,15 @@ class RunDir:
 
     def report_dir(self) -> Path:
         return self.path / "report"
+
+    def owns(self, path: str | Path) -> bool:
+        """Whether ``path`` is one of the files that make up the run (which no writer may replace):
+        its metadata, its store and the store's journal files, its lock, its units and logs."""
+        target = Path(path).resolve()
+        root = self.path.resolve()
+        if target.parent == root and target.name in (RUN_FILE, DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_FILE):
+            return True
+        return any(target == root / d or root / d in target.parents for d in ("units", "tb"))
 
     # -- paths kept in the store -------------------------------------------------------------------
     def relative(self, path: str | Path) -> str:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol
 
+from benchgen.errors import UsageError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS units (
     unit_id TEXT PRIMARY KEY,
@@ -128,19 +130,29 @@ class ResultsStore:
         self.path = Path(path)
         if self.path.is_dir():
             self.path = self.path / DB_NAME
-        if readonly:
-            self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
-        else:
-            self.conn = sqlite3.connect(self.path, timeout=30)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a committed episode survives a killed process (kill -9); only an
-            # OS crash or power loss can drop the last commits. FULL would fsync every episode.
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.executescript(SCHEMA)
+        try:
+            if readonly:
+                self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+                self.conn.execute("SELECT COUNT(*) FROM units").fetchone()
+            else:
+                self.conn = sqlite3.connect(self.path, timeout=30)
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                # NORMAL in WAL mode: a committed episode survives a killed process (kill -9); only an
+                # OS crash or power loss can drop the last commits. FULL would fsync every episode.
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+                self.conn.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise UsageError(f"{self.path} is not a readable results store ({exc}); restore it from a copy of the run")
         self.conn.row_factory = sqlite3.Row
 
     def close(self) -> None:
         self.conn.close()
+
+    def checkpoint_wal(self) -> None:
+        """Fold the write-ahead log into ``results.sqlite``: committed episodes live in the
+        ``-wal`` file until then, so a copy of ``results.sqlite`` alone would miss them. Called at
+        every unit's end and when a run stops."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- units ---------------------------------------------------------------------------
     def add_units(self, units: Iterable[Unit]) -> None:

@@ -199,6 +199,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         return store.unit(unit.unit_id)
     finally:
         if own_store:
+            store.checkpoint_wal()  # the unit's episodes now live in results.sqlite itself
             store.close()
 
 
