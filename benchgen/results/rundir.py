@@ -32,6 +32,28 @@ PID_FILE = "worker.pid"
 LOCK_FILE = "run.lock"
 
 
+@contextlib.contextmanager
+def _held(path: Path, busy: str):
+    """An exclusive ``flock`` on ``path`` holding this process's pid, for the ``with`` block; a
+    one-line ``UsageError`` (``busy`` with ``{holder}`` filled in) if another process holds it.
+    Written by hand: ``fcntl.flock`` is the whole mechanism, and the lock-file libraries
+    (filelock, portalocker) add nothing a run directory needs."""
+    handle = open(path, "a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            raise UsageError(busy.format(holder=handle.read().strip() or "another process"))
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
 def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     """Have ``write(tmp)`` write a file next to ``path``, then rename it into place: readers see
     the old file or the new one, never half of one. One-line errors for unwritable places."""
@@ -98,25 +120,24 @@ class RunDir:
     @contextlib.contextmanager
     def lock(self):
         """Hold the run for this process: a second ``run``/``resume`` of the same directory gets
-        one line naming the holder instead of writing beside it. The lock (``flock`` on
-        ``run.lock``) is released by the kernel when the holder dies, however it dies."""
-        path = self.path / LOCK_FILE
-        handle = open(path, "a+")
-        try:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                handle.seek(0)
-                holder = handle.read().strip() or "another process"
-                raise UsageError(f"run {self.path} is in use by process {holder}; wait for it to end or stop it, "
-                                 "then resume")
-            handle.seek(0)
-            handle.truncate()
-            handle.write(str(os.getpid()))
-            handle.flush()
+        one line naming the holder instead of writing beside it, and so does one started while a
+        unit process of an earlier, killed ``--jobs N`` run is still finishing. The locks
+        (``flock`` on ``run.lock`` and on each unit's ``worker.pid``) are released by the kernel
+        when their holder dies, however it dies."""
+        with _held(self.path / LOCK_FILE, f"run {self.path} is in use by process {{holder}}; wait for it to end "
+                   "or stop it, then resume"):
+            for pid_file in sorted(self.path.glob(f"units/*/{PID_FILE}")):
+                with _held(pid_file, f"unit {pid_file.parent.name} of run {self.path} is still running in process "
+                           "{holder}; wait for it to end, then resume"):
+                    pass
             yield self
-        finally:
-            handle.close()
+
+    def unit_lock(self, unit_id: str):
+        """Held by the process executing a unit for another process (``--jobs N``, Ray); see
+        :meth:`lock`."""
+        self.unit_dir(unit_id).mkdir(parents=True, exist_ok=True)
+        return _held(self.pid_file(unit_id), f"unit {unit_id} of run {self.path} is already running in process "
+                     "{holder}")
 
     @classmethod
     def create(cls, path: str | Path, meta: dict[str, Any], units: Iterable[Unit]) -> "RunDir":

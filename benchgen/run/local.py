@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import time
 
@@ -13,7 +14,7 @@ from benchgen.results.rundir import RunDir
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.schedule import count_retry, ready_units
-from benchgen.run.signals import StopRequested, install_stop_handler
+from benchgen.run.signals import STOP, StopRequested, install_stop_handler
 from benchgen.run.unit import execute_unit
 
 
@@ -36,8 +37,24 @@ def run_in_process(run_dir: RunDir, r: ResolvedRun, progress) -> None:
 
 
 # -- N local processes -------------------------------------------------------------------------
-def _unit_process(run_dir: str, unit_id: str, threads: int) -> None:
+def _die_with_parent(parent_pid: int) -> None:
+    """Ask Linux to send this process SIGTERM when its parent dies (``prctl(PR_SET_PDEATHSIG)``):
+    a unit process of a killed run then saves its checkpoint and stops instead of writing on
+    beside a later ``resume``. By hand through ctypes: no maintained library wraps the call."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the unit lock still keeps a resume out
+        pass
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        sys.exit(130)
+
+
+def _unit_process(run_dir: str, unit_id: str, threads: int, parent_pid: int) -> None:
     """Child process entry point: rebuild the run from its directory and execute one unit."""
+    install_stop_handler()
+    _die_with_parent(parent_pid)
     # Units share the cores: each gets its slice of math-library threads (torch, numpy/BLAS).
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     # ... and the CPUs: a unit's env workers must not pin themselves onto the same cores
@@ -46,12 +63,9 @@ def _unit_process(run_dir: str, unit_id: str, threads: int) -> None:
     from benchgen.registry import get_registry
 
     rundir = RunDir(run_dir)
-    rundir.unit_dir(unit_id).mkdir(parents=True, exist_ok=True)
-    rundir.pid_file(unit_id).write_text(str(os.getpid()))
-    r = resolve_from_meta(get_registry(), rundir.meta())
-    install_stop_handler()
     try:
-        execute_unit(rundir, r, unit_id)
+        with rundir.unit_lock(unit_id):
+            execute_unit(rundir, resolve_from_meta(get_registry(), rundir.meta()), unit_id)
     except StopRequested:
         sys.exit(130)
 
@@ -63,6 +77,8 @@ def run_parallel(run_dir: RunDir, r: ResolvedRun, progress) -> None:
     running: dict[str, multiprocessing.Process] = {}
     try:
         while True:
+            if STOP.requested:  # SIGINT/SIGTERM: the finally below stops the units, which save first
+                raise StopRequested("run")
             store = run_dir.store()
             try:
                 _poll_progress(store, running, progress)
@@ -81,7 +97,8 @@ def run_parallel(run_dir: RunDir, r: ResolvedRun, progress) -> None:
                     return
                 for unit in ready[: max(0, r.run.jobs - len(running))]:
                     threads = max(1, len(os.sched_getaffinity(0)) // r.run.jobs)
-                    proc = ctx.Process(target=_unit_process, args=(str(run_dir.path), unit.unit_id, threads), daemon=False)
+                    proc = ctx.Process(target=_unit_process, args=(str(run_dir.path), unit.unit_id, threads, os.getpid()),
+                                       daemon=False)
                     proc.start()
                     running[unit.unit_id] = proc
                     if progress is not None:
