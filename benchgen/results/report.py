@@ -73,8 +73,15 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     for phase in phases:
         run = runs.get(phase)
         section: dict[str, Any] = {"episodes": sum(len(f) for f, _ in run.series.values()) if run else 0}
+        members = [u for u in units if u.phase == phase]
+        section["complete"] = all(u.status == "done" for u in members)
         if phase in ("train", "joint"):
-            section["checkpoints"] = {str(c): task_scores(run, scorer, to_frames(meta, c)) for c in meta["checkpoints"]}
+            # a reporting point counts once every unit of the phase played past it; the others
+            # are named as not reached, never filled with an earlier score
+            played = min((u.frames_done for u in members), default=0)
+            reached = [c for c in meta["checkpoints"] if to_frames(meta, c) <= played]
+            section["checkpoints"] = {str(c): task_scores(run, scorer, to_frames(meta, c)) for c in reached}
+            section["not_reached"] = [c for c in meta["checkpoints"] if c not in reached]
         final = task_scores(run, scorer) if run else {view: {} for view in views_of(meta)}
         section["final"] = final
         try:
@@ -117,6 +124,11 @@ def to_markdown(report: dict) -> str:
                        + ", ".join(f"{name} ({n})" for name, n in sec["short"].items())
                        + "; raise it with `--set run.zeroshot_frames=N`.")
             out.append("")
+        if not sec["complete"]:
+            out += ["**Unfinished**: some units of this phase did not reach their budget; the scores below are "
+                    f"provisional (continue with `benchgen resume {report['run_dir']}`).", ""]
+        if sec.get("not_reached"):
+            out += ["Reporting points not reached yet: " + ", ".join(f"{c:,} {unit}" for c in sec["not_reached"]), ""]
         for ckpt, views in sec.get("checkpoints", {}).items():
             out += [f"### At {int(ckpt):,} {unit}", ""]
             names = list(views)
@@ -226,4 +238,6 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
             lines.append(f"{phase}: {sec['episodes']} episodes; mean raw {_fmt(sec['raw_mean'])}")
     if not report["protocol_length"]:
         lines.append("(not protocol-length: scaled-down budget)")
+    if not all(sec["complete"] for sec in report["phases"].values()):
+        lines.append("(unfinished: scores are provisional; resume the run to finish it)")
     return "\n".join(lines)

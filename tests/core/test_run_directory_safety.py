@@ -76,3 +76,25 @@ def test_an_empty_or_damaged_store_is_refused(finished_run, tmp_path):
     for command in ("resume", "report", "export"):
         _one_line_error(run_cli(command, damaged, *(["--no-progress"] if command == "resume" else [])),
                         "not a readable results store")
+
+
+def test_report_of_an_unfinished_run_marks_what_it_has_not_reached(tmp_path):
+    """Issue 18 item 8: the report of a run stopped early names the reporting points it did not
+    reach instead of filling them with the last score, and says its scores are provisional."""
+    import json
+
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--set", "checkpoint_every=1000",
+                   "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    store = RunDir(out).store()
+    (unit,) = store.units()
+    store.update_unit(unit.unit_id, status="running", frames_done=1500)
+    store.close()
+    proc = run_cli("report", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "unfinished" in proc.stdout
+    train = json.loads((out / "report" / "report.json").read_text())["phases"]["train"]
+    assert list(train["checkpoints"]) == ["1000"] and train["not_reached"] == [4000] and not train["complete"]
+    markdown = (out / "report" / "report.md").read_text()
+    assert "Reporting points not reached yet: 4,000 frames" in markdown and "**Unfinished**" in markdown
