@@ -28,10 +28,23 @@ def _csv_list(text: str) -> list[str]:
 
 
 def _int_list(text: str) -> list[int]:
-    try:
-        return [int(float(t)) for t in _csv_list(text)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got '{text}'")
+    """Seeds: ``0,1,2`` (``1e3`` too), never rounded: ``0.7`` or ``inf`` is not a seed."""
+    values = []
+    for t in _csv_list(text):
+        try:
+            value = float(t.replace("_", ""))
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or not value.is_integer():
+            raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got '{t}'")
+        values.append(int(value))
+    return values
+
+
+def _out_path(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a directory name")
+    return Path(text)
 
 
 def _count(text: str) -> int:
@@ -73,7 +86,7 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     budget.add_argument("--timesteps", type=_count, help="budget per unit in agent timesteps")
     p.add_argument("--checkpoints", type=lambda s: [_count(x) for x in _csv_list(s)], help="reporting checkpoints in the budget unit")
     p.add_argument("--num-envs", type=int, help="parallel sub-environments per unit")
-    p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT-TIMESTAMP)")
+    p.add_argument("--out", type=_out_path, help="run directory (default runs/SUITE-AGENT-TIMESTAMP)")
     p.add_argument("--config", type=Path, help="YAML file of run/agent settings")
     p.add_argument("--set", dest="set_pairs", action="append", default=[], metavar="KEY=VALUE", help="override a setting")
     p.add_argument("--finetune", action="store_true", help="joint agents: fine-tune on every test task after joint training")

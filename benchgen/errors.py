@@ -50,5 +50,9 @@ def read_yaml(path, what: str, missing_hint: str = ""):
         return yaml.safe_load(path.read_text())
     except (FileNotFoundError, IsADirectoryError):
         raise UsageError(f"{what} {path} does not exist{missing_hint}")
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} {path} is not a text file (not UTF-8); give a YAML file")
+    except OSError as exc:
+        raise UsageError(f"{what} {path} cannot be read ({exc.strerror or exc}); check its permissions")
     except yaml.YAMLError as exc:
         raise UsageError(f"{what} {path} does not parse as YAML ({str(exc).splitlines()[0]}); fix it and retry")

@@ -151,11 +151,14 @@ class RunDir:
                              "or pick another --out")
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise UsageError(f"{target} is not an empty directory; pick an empty or new --out directory")
-        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.creating-{os.getpid()}")
-        if tmp.exists():
-            shutil.rmtree(tmp)
-        tmp.mkdir()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if tmp.exists():
+                shutil.rmtree(tmp)
+            tmp.mkdir()
+        except OSError as exc:
+            raise UsageError(f"cannot create the run directory {target} ({exc.strerror or exc}); pick another --out")
         try:
             (tmp / RUN_FILE).write_text(json.dumps(meta, indent=2, default=str))
             store = ResultsStore(tmp / DB_NAME)
