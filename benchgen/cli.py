@@ -101,6 +101,8 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p = sub.add_parser("resume", help="continue a killed run from its last checkpoint")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--force", action="store_true",
+                   help="continue although the suite's protocol or the software differs from what the run recorded")
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("score", help="normalize and aggregate a task,score CSV of raw scores")
@@ -270,14 +272,24 @@ def cmd_run(args) -> int:
 def cmd_resume(args) -> int:
     from benchgen.results.rundir import RunDir
     from benchgen.run.execute import preflight
-    from benchgen.run.plan import resolve_from_meta, validate_run_config
+    from benchgen.run.plan import drift, resolve_from_meta, validate_run_config
 
     run_dir = RunDir(args.run_dir)
-    resolved = resolve_from_meta(args.registry, run_dir.meta())
+    meta = run_dir.meta()
+    resolved = resolve_from_meta(args.registry, meta)
     if args.no_progress:
         resolved.run.progress = False
     validate_run_config(resolved.run, resolved.suite)
+    changed = drift(meta, resolved)
+    if changed and not args.force:
+        shown = ", ".join(f"{k} ({v[0]} -> {v[1]})" for k, v in list(changed.items())[:4])
+        more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
+        raise UsageError(f"{run_dir} was recorded under another protocol or software: {shown}{more}; continuing "
+                         "would mix them in one run. Reinstall what it recorded, or pass --force (the change is "
+                         "recorded in run.json)")
     preflight(resolved)
+    if changed:
+        run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
     return _execute(run_dir, resolved)
 
 

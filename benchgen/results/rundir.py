@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -171,6 +172,13 @@ class RunDir:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return cls(target)
+
+    def record_forced_resume(self, changes: dict[str, Any]) -> None:
+        """Note in ``run.json`` that the run was resumed (``resume --force``) under a protocol or
+        software that differs from what it recorded: ``forced_resumes``, one entry per resume."""
+        meta = self.meta()
+        meta.setdefault("forced_resumes", []).append({"at": time.time(), "changes": changes})
+        write_atomically(self.meta_file, lambda tmp: tmp.write_text(json.dumps(meta, indent=2, default=str)))
 
     # -- units -----------------------------------------------------------------------------------
     def unit_dir(self, unit_id: str) -> Path:

@@ -8,9 +8,11 @@ A unit is one (phase, tasks, seed) piece of work with its budget in emulator fra
 from __future__ import annotations
 
 import dataclasses
+import json
 import platform
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,8 +217,25 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> dict[str, Any]:
         "plugins": registry.plugin_versions(),
         "versions": versions(),
         "created_at": time.time(),
+        # the run's identity: made once, kept by copies, so a comparison can tell a copy of a run
+        # from another run
+        "run_id": uuid.uuid4().hex,
         "command": sys.argv,
     }
+
+
+def drift(meta: dict[str, Any], r: ResolvedRun) -> dict[str, tuple[Any, Any]]:
+    """What differs between a run as recorded and the suite and software installed now:
+    ``name -> (recorded, installed)`` for each protocol parameter, the suite's version and the
+    version of each distribution a result depends on (Python included, the OS's build not)."""
+    recorded = {f"protocol.{k}": v for k, v in (meta.get("protocol") or {}).items()}
+    recorded["suite_version"] = meta.get("suite_version")
+    recorded |= {f"version.{k}": v for k, v in (meta.get("versions") or {}).items() if k != "platform"}
+    now = {f"protocol.{k}": v for k, v in json.loads(json.dumps(r.suite.protocol(), default=str)).items()}
+    now["suite_version"] = r.suite.version
+    now |= {f"version.{k}": v for k, v in versions().items() if k != "platform"}
+    return {k: (recorded.get(k), now.get(k)) for k in dict.fromkeys([*recorded, *now])
+            if recorded.get(k) != now.get(k)}
 
 
 def create_run(registry: Registry, r: ResolvedRun, out: str | Path) -> RunDir:

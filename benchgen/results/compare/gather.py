@@ -173,12 +173,19 @@ def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Ru
     resolved = [d.resolve() for d in dirs]
     root = Path(os.path.commonpath(resolved)) if len(dirs) > 1 else resolved[0].parent
     runs, notes = [], []
+    seen_ids: dict[str, str] = {}
     for d, r in zip(dirs, resolved):
         name = str(r.relative_to(root)) if r != root else r.name
         run = load_run(d, name, phase)
         if run is None:
             notes.append(f"run {name} has no recorded episodes; left out")
             continue
+        run_id = run.meta.get("run_id")  # runs made before run ids existed are told apart by path
+        if run_id in seen_ids:
+            notes.append(f"run {name} is a copy of run {seen_ids[run_id]} (the same run id): counted once")
+            continue
+        if run_id:
+            seen_ids[run_id] = name
         if not run.complete:
             notes.append(f"run {name} is incomplete (some units did not finish): its scores are provisional")
         runs.append(run)
@@ -191,7 +198,25 @@ def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Ru
         raise UsageError("runs are of different suites (" + "; ".join(f"{s}: {', '.join(n[:3])}" for s, n in suites.items())
                          + "); compare runs of one suite")
     assign_labels(runs)
+    notes += drop_repeated_seeds(runs)
     return runs, notes
+
+
+def drop_repeated_seeds(runs: list[Run]) -> list[str]:
+    """Keep one (run, seed) row per agent label and seed: a seed run twice (two run directories
+    of one agent with the same seed) is the same experiment repeated, not an independent sample,
+    so only its first run counts. Returns a note per dropped row."""
+    notes, first = [], {}
+    for run in runs:
+        for seed in run.seeds:
+            key = (run.label, seed)
+            if key not in first:
+                first[key] = run.name
+                continue
+            run.series = {k: v for k, v in run.series.items() if k[1] != seed}
+            notes.append(f"seed {seed} of {run.label} appears in runs {first[key]} and {run.name}: counted once "
+                         f"(from {first[key]}); give each run its own seeds")
+    return notes
 
 
 def assign_labels(runs: list[Run]) -> None:

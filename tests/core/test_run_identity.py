@@ -1,0 +1,77 @@
+"""Runs carry an identity and their provenance (issue 18 items 9 and 10): a copied run directory
+or a seed run twice counts once in a comparison, with a note; a run resumed under another
+protocol or other software is refused unless forced, and a forced resume is recorded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from benchgen.results.compare import build_comparison
+from benchgen.registry import get_registry
+from tests.compare.helpers import A, B, PLUGINS, make_run
+from tests.conftest import run_cli
+
+
+@pytest.fixture
+def compare_plugins(monkeypatch):
+    from benchgen import registry
+
+    monkeypatch.setenv("BENCHGEN_PLUGINS", PLUGINS)
+    registry.reset_registry()
+    return get_registry()
+
+
+def _with_id(path, run_id):
+    meta = json.loads((path / "run.json").read_text())
+    meta["run_id"] = run_id
+    (path / "run.json").write_text(json.dumps(meta))
+
+
+def test_a_copied_run_counts_once(tmp_path, compare_plugins):
+    make_run(tmp_path / "r" / "a", "agent_a", A)
+    make_run(tmp_path / "r" / "b", "agent_b", B)
+    _with_id(tmp_path / "r" / "a", "id-a")
+    shutil.copytree(tmp_path / "r" / "a", tmp_path / "r" / "a-copy")
+    result = build_comparison([tmp_path / "r"], compare_plugins, reps=50, curve_points=2)
+    assert [r["name"] for r in result["runs"]] == ["a", "b"]
+    assert any("a-copy is a copy of run a" in n for n in result["notes"])
+    assert result["agents"]["agent_a"]["n_runs"] == len(A)
+
+
+def test_a_seed_run_twice_counts_once(tmp_path, compare_plugins):
+    make_run(tmp_path / "r" / "a1", "agent_a", A)
+    make_run(tmp_path / "r" / "a2", "agent_a", {0: A[0]})  # seed 0 again, in another run
+    make_run(tmp_path / "r" / "b", "agent_b", B)
+    result = build_comparison([tmp_path / "r"], compare_plugins, reps=50, curve_points=2)
+    assert result["agents"]["agent_a"]["n_runs"] == len(A)
+    assert any("seed 0 of agent_a appears in runs a1 and a2: counted once" in n for n in result["notes"])
+
+
+def test_new_runs_get_an_identity(tmp_path):
+    out = tmp_path / "run"
+    assert run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out,
+                   "--no-progress").returncode == 0
+    assert len(json.loads((out / "run.json").read_text())["run_id"]) == 32
+
+
+def test_resume_under_another_protocol_is_refused_unless_forced(tmp_path):
+    out = tmp_path / "run"
+    assert run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out,
+                   "--no-progress").returncode == 0
+    meta = json.loads((out / "run.json").read_text())
+    meta["protocol"]["max_steps"] = 12345
+    meta["versions"]["gymnasium"] = "0.0.1"
+    (out / "run.json").write_text(json.dumps(meta))
+    proc = run_cli("resume", out, "--no-progress")
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "protocol.max_steps (12345 -> " in lines[0] and "version.gymnasium (0.0.1 -> " in lines[0]
+    assert "forced_resumes" not in json.loads((out / "run.json").read_text())
+    proc = run_cli("resume", out, "--no-progress", "--force")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (forced,) = json.loads((out / "run.json").read_text())["forced_resumes"]
+    assert forced["changes"]["protocol.max_steps"]["recorded"] == 12345
+    assert forced["changes"]["version.gymnasium"]["recorded"] == "0.0.1"
