@@ -257,12 +257,16 @@ def cmd_run(args) -> int:
 
     from benchgen.run.execute import preflight
     from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
+    from benchgen.run.signals import STOP
 
     reg = args.registry
     run, agent_over = _run_config(args, reg)
     resolved = resolve(reg, run, agent_over)
     preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if STOP.requested:
+        print("benchgen: interrupted before the run started; nothing was written", file=sys.stderr)
+        return 130
     run_dir = create_run(reg, resolved, out)
     print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
     print(f"run directory: {run_dir}", file=sys.stderr)
@@ -415,6 +419,12 @@ def _compare(paths: list[Path], registry, options: dict[str, Any], out: Path | N
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["run"], ["resume"]):
+        from benchgen.run.signals import install_stop_handler
+
+        # from the first moment: a SIGTERM while plugins load or the run directory is made ends
+        # the run cleanly (exit 130, resumable), never half-way with Python's default exit 143
+        install_stop_handler()
     try:
         registry = None
         if argv[:1] not in (["plugins"], ["new-plugin"]):  # these work even with a broken plugin installed

@@ -83,3 +83,20 @@ def test_unit_processes_stop_with_a_killed_parent(tmp_path):
     proc.communicate(timeout=60)
     assert _wait_gone(workers), "unit processes kept running after their parent was killed"
     _resume_finishes(out)
+
+
+def test_sigterm_right_after_the_run_directory_is_made_stops_cleanly(tmp_path):
+    """Issue 18 item 18: no window in which SIGTERM kills a run with exit 143 and no message."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20", "--frames", "4000000",
+           "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.startswith("run directory:"):
+            proc.send_signal(signal.SIGTERM)
+            break
+    stderr = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert proc.returncode == 130, stderr[-2000:]
+    assert "benchgen resume" in stderr and "Traceback" not in stderr
+    assert (out / "run.json").is_file() and (out / "results.sqlite").is_file()  # a run, ready to resume
