@@ -16,6 +16,7 @@ committed frame counter and episode numbers, so no episode is lost or recorded t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -48,19 +49,28 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
     if address not in (None, "auto", "local"):
         _check_reachable(address)
     kwargs: dict[str, Any] = {}
-    if address in (None, "local"):
+    local = address in (None, "local")
+    if local:
         kwargs["_node_ip_address"] = "127.0.0.1"  # a local instance stays on loopback
         # "local": a fresh instance even if `ray start` left one on this machine or RAY_ADDRESS
         # names one (ray.init(address=None) would join those); --address auto joins them
         address = "local"
     try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=True, logging_level="ERROR",
-                 configure_logging=True, runtime_env={"env_vars": env_vars} if env_vars else None, **kwargs)
+        with _loopback_only() if local else contextlib.nullcontext():
+            ray.init(address=address, include_dashboard=False, log_to_driver=True, logging_level="ERROR",
+                     configure_logging=True, runtime_env={"env_vars": env_vars} if env_vars else None, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot reach a Ray cluster at '{address}' ({first}); start one with `ray start --head` "
                          "or omit --address for a local instance")
     nodes = [n for n in ray.nodes() if n.get("Alive")]
+    if local and any(n.get("NodeManagerAddress") != "127.0.0.1" for n in nodes):
+        # this Ray version placed the instance on a routable address despite _loopback_only:
+        # refuse rather than run reachable from the network
+        where = ", ".join(sorted({str(n.get("NodeManagerAddress")) for n in nodes}))
+        ray.shutdown()
+        raise UsageError(f"Ray {ray.__version__} started its local instance on {where}, not 127.0.0.1, so it "
+                         "would be reachable from the network; pass --address to a Ray cluster you started")
     fits = [n for n in nodes if n["Resources"].get("CPU", 0) >= cpus_per_unit
             and n["Resources"].get("GPU", 0) >= gpus_per_unit]
     if not fits:
@@ -68,6 +78,34 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
         ray.shutdown()
         raise UsageError(f"no Ray node can give a unit {cpus_per_unit:g} CPU and {gpus_per_unit:g} GPU (nodes: {have}); "
                          "lower cpus_per_unit/gpus_per_unit or add nodes")
+
+
+@contextlib.contextmanager
+def _loopback_only():
+    """While a local instance starts, keep Ray from replacing ``_node_ip_address="127.0.0.1"``
+    with this machine's routable address.
+
+    ``ray.init`` passes the node address through ``resolve_ip_for_localhost``, which maps
+    loopback to the routable address unless Ray clusters are disabled (Ray's own default on
+    macOS and Windows, ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``). The environment variable is read
+    once, when Ray is first imported, so the flag it sets is switched instead, for this call
+    only. With the node address on loopback, every process Ray starts binds to it: GCS, raylet
+    and object manager, workers, the dashboard and runtime-env agents and the metrics exporters
+    (each binds 127.0.0.1 when its node address is local, all interfaces otherwise); the
+    dashboard web UI is not started (``include_dashboard=False``).
+    """
+    try:
+        from ray._private import ray_constants as constants
+    except ImportError:
+        constants = None
+    if not hasattr(constants, "ENABLE_RAY_CLUSTER"):  # another Ray layout: connect's check decides
+        yield
+        return
+    saved, constants.ENABLE_RAY_CLUSTER = constants.ENABLE_RAY_CLUSTER, False
+    try:
+        yield
+    finally:
+        constants.ENABLE_RAY_CLUSTER = saved
 
 
 def connect_for_agent() -> tuple[Any, bool]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from benchgen_sonic.levels import GAME_TITLES, GAMES, LEVELS
-from benchgen_sonic.roms import import_roms, rom_status
+from benchgen_sonic.roms import MAX_ROM_BYTES, import_roms, rom_status
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -17,7 +17,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         help="import your Sonic ROMs into stable-retro",
         description="Scan DIR (and zip archives in it) for the ROMs of Sonic The Hedgehog, Sonic 2 "
         "and Sonic 3 & Knuckles (Genesis), recognized by SHA-1 as stable-retro does, copy them into "
-        "stable-retro's data folder, and report which of the three games can now be played.",
+        "stable-retro's data folder, and report which of the three games can now be played. "
+        f"Only regular files (and zip members) of at most {MAX_ROM_BYTES // 2**20} MiB are read: links, "
+        "FIFOs and devices are skipped, each named in one line.",
     )
     imp.add_argument("directory", metavar="DIR", help="folder holding ROM files (.md, .bin, .gen, .smd, or zips)")
     imp.set_defaults(func=cmd_import_roms)
@@ -31,6 +33,8 @@ def cmd_import_roms(args: argparse.Namespace) -> int:
         print(f"imported {game} from {source}")
     for name, sha1 in report.unrecognized:
         print(f"not a supported Sonic ROM: {name} (SHA-1 {sha1})")
+    for name, why in report.skipped:
+        print(f"skipped {name}: {why}")
     if not report.imported:
         print("no Sonic ROM found")
     print("games:")

@@ -14,6 +14,7 @@ import functools
 import hashlib
 import io
 import os
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,11 @@ IMPORT_COMMAND = "benchgen sonic import-roms DIR"
 
 #: file extensions under which Genesis ROMs are usually distributed
 ROM_EXTENSIONS = (".md", ".bin", ".gen", ".smd", ".68k")
+
+#: the most ``import-roms`` reads of one file or zip member; larger ones are skipped unread. The
+#: largest of the three games (Sonic 3 & Knuckles) is 4 MiB, 512 bytes more as .smd, and no
+#: Genesis cartridge exceeds 5 MiB. Zip archives themselves may be larger: only their members are read.
+MAX_ROM_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -108,22 +114,95 @@ class ImportReport:
     """game -> the file it was imported from."""
     unrecognized: list[tuple[str, str]] = field(default_factory=list)
     """(file, SHA-1) of files that look like Genesis ROMs but match none of the games."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(file, why) of files and zip members passed over: links, FIFOs, devices, files over
+    ``MAX_ROM_BYTES``, unreadable or damaged ones, contents stable-retro refuses."""
 
 
-def _candidates(directory: Path) -> Iterator[tuple[str, io.BufferedIOBase]]:
-    """Every file under ``directory``, and every member of zip archives, as (name, stream)."""
-    for root, _dirs, files in os.walk(directory):
+class _Skip(Exception):
+    """A file ``import-roms`` does not read; the message says why."""
+
+
+_TOO_BIG = f"larger than {MAX_ROM_BYTES // 2**20} MiB, which no Genesis ROM is"
+
+
+def _open_regular(path: str) -> io.BufferedReader:
+    """Open ``path`` for reading if it is a regular file, never following a link or blocking."""
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise _Skip("a symbolic link, not followed; put the ROM itself in the folder")
+        # O_NOFOLLOW and O_NONBLOCK: a file swapped for a link or a FIFO after the lstat above is
+        # neither followed nor waited on (opening a FIFO blocks until a writer appears)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _Skip(f"cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _Skip("not a regular file (a FIFO, device or socket)")
+    return os.fdopen(fd, "rb")
+
+
+def _read_capped(stream) -> bytes:
+    data = stream.read(MAX_ROM_BYTES + 1)  # capped even if the file grows after its size was checked
+    if len(data) > MAX_ROM_BYTES:
+        raise _Skip(_TOO_BIG)
+    return data
+
+
+def _zip_members(path: str, handle: io.BufferedReader, skipped: list) -> Iterator[tuple[str, bytes]]:
+    try:
+        with zipfile.ZipFile(handle) as archive:
+            for member in archive.infolist():
+                name = f"{path}:{member.filename}"
+                if member.is_dir():
+                    continue
+                if member.file_size > MAX_ROM_BYTES:
+                    skipped.append((name, _TOO_BIG))
+                    continue
+                try:
+                    with archive.open(member) as stream:
+                        data = _read_capped(stream)
+                except _Skip as why:
+                    skipped.append((name, str(why)))
+                    continue
+                except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as exc:
+                    # damaged, encrypted (RuntimeError) or compressed in a way zipfile lacks
+                    skipped.append((name, f"cannot be extracted ({exc})"))
+                    continue
+                yield name, data
+    except (zipfile.BadZipFile, OSError) as exc:
+        skipped.append((path, f"a damaged zip archive ({exc})"))
+
+
+def _candidates(directory: Path, skipped: list) -> Iterator[tuple[str, bytes]]:
+    """The content of every regular file under ``directory`` up to ``MAX_ROM_BYTES``, and of every
+    member of zip archives, as (name, bytes); what is not read is added to ``skipped``."""
+    for root, _dirs, files in os.walk(directory):  # does not descend into linked folders
         for name in sorted(files):
             path = os.path.join(root, name)
-            if zipfile.is_zipfile(path):
-                with zipfile.ZipFile(path) as archive:
-                    for member in archive.infolist():
-                        if not member.is_dir():
-                            with archive.open(member) as stream:
-                                yield f"{path}:{member.filename}", stream
-            else:
-                with open(path, "rb") as stream:
-                    yield path, stream
+            try:
+                handle = _open_regular(path)
+            except _Skip as why:
+                skipped.append((path, str(why)))
+                continue
+            with handle:
+                try:
+                    if zipfile.is_zipfile(handle):
+                        handle.seek(0)
+                        yield from _zip_members(path, handle, skipped)
+                        continue
+                    handle.seek(0)
+                    if os.fstat(handle.fileno()).st_size > MAX_ROM_BYTES:
+                        raise _Skip(_TOO_BIG)
+                    data = _read_capped(handle)
+                except _Skip as why:
+                    skipped.append((path, str(why)))
+                    continue
+                except OSError as exc:
+                    skipped.append((path, f"cannot be read ({exc.strerror or exc})"))
+                    continue
+            yield path, data
 
 
 def import_roms(directory: str | Path, games: tuple[str, ...] = GAMES) -> ImportReport:
@@ -140,11 +219,12 @@ def import_roms(directory: str | Path, games: tuple[str, ...] = GAMES) -> Import
         raise UsageError(f"{directory} is not a directory; pass the folder that holds your ROM files")
     wanted = {sha: entry for sha, entry in retro_data.get_known_hashes().items() if entry[0] in games}
     report = ImportReport()
-    for name, stream in _candidates(directory):
+    for name, content in _candidates(directory, report.skipped):
         report.scanned += 1
         try:
-            data, sha1 = retro_data.groom_rom(name, stream)
-        except (OSError, ValueError):  # unreadable or larger than any ROM
+            data, sha1 = retro_data.groom_rom(name, io.BytesIO(content))
+        except ValueError as exc:  # stable-retro refuses the content
+            report.skipped.append((name, f"not a readable ROM ({exc})"))
             continue
         if sha1 in wanted:
             game, ext, integrations_dir = wanted[sha1]

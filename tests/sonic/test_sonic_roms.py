@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,49 @@ def test_import_roms_command_on_a_missing_folder(tmp_path):
     result = run_cli("sonic", "import-roms", tmp_path / "nope", plugins=None)
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "is not a directory" in result.stderr
+
+
+# import-roms reads only regular files, at most roms.MAX_ROM_BYTES each (issue 18, item 17)
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_import_roms_does_not_wait_on_a_fifo(tmp_path):
+    os.mkfifo(tmp_path / "x.bin")  # opening it for reading would block until a writer came
+    result = run_cli("sonic", "import-roms", tmp_path, plugins=None, timeout=120)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert f"skipped {tmp_path / 'x.bin'}: not a regular file (a FIFO, device or socket)" in result.stdout.splitlines()
+    assert f"scanned 0 file(s) in {tmp_path}" in result.stdout.splitlines()
+
+
+def test_import_roms_does_not_follow_a_link_to_a_large_file(tmp_path, monkeypatch):
+    big = tmp_path / "elsewhere" / "huge.smd"
+    big.parent.mkdir()
+    with open(big, "wb") as handle:
+        handle.truncate(256 * 2**20)  # sparse: costs no disk
+    roms_dir = tmp_path / "roms"
+    roms_dir.mkdir()
+    (roms_dir / "sonic.smd").symlink_to(big)
+    read = []
+    groom = retro_data.groom_rom
+    monkeypatch.setattr(retro_data, "groom_rom", lambda name, stream: read.append(name) or groom(name, stream))
+    report = roms.import_roms(roms_dir)
+    assert read == [] and report.scanned == 0
+    assert report.skipped == [(str(roms_dir / "sonic.smd"),
+                               "a symbolic link, not followed; put the ROM itself in the folder")]
+
+
+def test_import_roms_skips_oversized_files_and_zip_members_with_a_message(tmp_path):
+    import zipfile
+
+    with open(tmp_path / "huge.bin", "wb") as handle:
+        handle.truncate(roms.MAX_ROM_BYTES + 1)
+    with zipfile.ZipFile(tmp_path / "pack.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big.md", bytes(roms.MAX_ROM_BYTES + 1))  # a few KiB compressed
+    (tmp_path / "small.md").write_bytes(b"a small cartridge")
+    result = run_cli("sonic", "import-roms", tmp_path, plugins=None, timeout=120)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stdout.splitlines()
+    too_big = "larger than 8 MiB, which no Genesis ROM is"
+    assert f"skipped {tmp_path / 'huge.bin'}: {too_big}" in lines
+    assert f"skipped {tmp_path / 'pack.zip'}:big.md: {too_big}" in lines
+    assert f"scanned 1 file(s) in {tmp_path}" in lines  # small.md, read and not recognized
+    assert any(line.startswith(f"not a supported Sonic ROM: {tmp_path / 'small.md'}") for line in lines)
