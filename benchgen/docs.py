@@ -181,7 +181,8 @@ def _registry() -> str:
 def _suite() -> str:
     from benchgen.suite import Suite
 
-    methods = ["tasks", "protocol", "make_env", "check_task_available", "task_available", "agent_wrappers", "action_semantics"]
+    methods = ["tasks", "protocol", "make_env", "check_task_available", "task_available", "agent_wrappers", "action_semantics",
+               "splits", "random_scores", "reference_scores", "scorer", "package_files"]
     return (f"{md(Suite.__doc__)}\n\nClass attributes:\n\n{_attributes_list(Suite)}\n\n"
             f"Methods:\n\n{_methods(Suite, methods)}")
 

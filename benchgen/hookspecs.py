@@ -28,21 +28,25 @@ def benchgen_suites():
 
 @hookspec
 def benchgen_splits(suite):
-    """Contribute named train/test splits for ``suite`` (a :class:`benchgen.suite.Suite`).
+    """Add named train/test splits to ``suite`` (a :class:`benchgen.suite.Suite`), any plugin's.
 
-    Returns a list of :class:`benchgen.suite.Split` (or an empty list when the plugin has none
-    for this suite). Splits are usually stored as YAML and read with
-    ``benchgen.suite.load_split_yaml``. Every task a split names must be one of the suite's
-    tasks; split names must be unique within a suite.
+    A suite's own splits are not given here: ``Suite.splits`` reads them from the suite's
+    ``splits/`` folder. This hook is for a plugin adding splits to a suite, e.g. another
+    plugin's. Returns a list of :class:`benchgen.suite.Split` (an empty list for suites it adds
+    nothing to), usually YAML files read with ``benchgen.suite.load_split_yaml``. Every task a
+    split names must be one of the suite's tasks; a split name given twice within a suite (by
+    the suite or by plugins) stops start-up.
     """
 
 
 @hookspec(firstresult=True)
 def benchgen_scorer(suite):
-    """Return the :class:`benchgen.scoring.Scorer` for ``suite``, or None if this plugin has none.
+    """Return a :class:`benchgen.scoring.Scorer` for ``suite`` if it has none of its own, else None.
 
-    The scorer turns raw per-task scores into normalized ones and aggregates them. The first
-    plugin that returns a scorer wins; a suite without one is scored raw (mean only).
+    The scorer turns raw per-task scores into normalized ones and aggregates them. A suite's
+    own scorer (``Suite.scorer``, from its random scores and reference tables) comes first and
+    this hook is not asked; otherwise the first plugin that returns a scorer wins, and a suite
+    without one is scored raw (mean only).
     """
 
 
@@ -68,9 +72,12 @@ def benchgen_add_commands(subparsers):
 
 @hookspec
 def benchgen_reference_scores(suite):
-    """Contribute reference score tables for ``suite``.
+    """Add reference score tables to ``suite`` (a :class:`benchgen.suite.Suite`), any plugin's.
 
-    Returns a list of :class:`benchgen.scoring.ReferenceScores` (per-task scores of a named
-    agent or human baseline, possibly at several training checkpoints), used to normalize a run
-    against a reference agent (SABER eq. 2) and to show published numbers next to a run.
+    A suite's own tables come from ``Suite.reference_scores``; this hook is for a plugin adding
+    tables to a suite, e.g. published scores of its agent on another plugin's suite. Returns a
+    list of :class:`benchgen.scoring.ReferenceScores` (per-task scores of a named agent or human
+    baseline, possibly at several training checkpoints; an empty list for suites it adds nothing
+    to), shown next to a run's numbers and usable as a reference agent (SABER eq. 2). A table
+    name given twice within a suite stops start-up.
     """

@@ -149,16 +149,17 @@ class Registry:
         return self.agents[name]
 
     def splits(self, suite: Suite) -> dict[str, Split]:
+        """The suite's own splits (``Suite.splits``) and those plugins add (``benchgen_splits``)."""
         out: dict[str, Split] = {}
         known = set(suite.tasks())
-        for plugin_splits in self.pm.hook.benchgen_splits(suite=suite):
-            for split in plugin_splits or []:
-                if split.name in out:
-                    raise PluginError(f"two plugins define split '{split.name}' for suite '{suite.name}'")
-                bad = [t for t in split.tasks if t not in known]
-                if bad:
-                    raise PluginError(f"split '{split.name}' of suite '{suite.name}' names unknown tasks {bad[:5]}")
-                out[split.name] = split
+        for split in _contributions(suite.splits(), self.pm.hook.benchgen_splits(suite=suite)):
+            if split.name in out:
+                raise PluginError(f"split '{split.name}' of suite '{suite.name}' is defined twice (by the suite "
+                                  "or by plugins); rename one")
+            bad = [t for t in split.tasks if t not in known]
+            if bad:
+                raise PluginError(f"split '{split.name}' of suite '{suite.name}' names unknown tasks {bad[:5]}")
+            out[split.name] = split
         return out
 
     def split(self, suite: Suite, name: str) -> Split:
@@ -181,20 +182,36 @@ class Registry:
             out.append(task)
         return out
 
+    def declared_scorer(self, suite: Suite) -> Scorer | None:
+        """The suite's own scorer (``Suite.scorer``), else the first a plugin gives for it
+        (``benchgen_scorer``); None if neither has one."""
+        own = suite.scorer()
+        return own if own is not None else self.pm.hook.benchgen_scorer(suite=suite)
+
     def scorer(self, suite: Suite) -> Scorer:
-        scorer = self.pm.hook.benchgen_scorer(suite=suite)
+        """:meth:`declared_scorer`, or raw scoring (mean only) when there is none."""
+        scorer = self.declared_scorer(suite)
         return scorer if scorer is not None else Scorer({}, {})
 
     def reference_scores(self, suite: Suite) -> dict[str, ReferenceScores]:
+        """The suite's own reference tables (``Suite.reference_scores``) and those plugins add
+        (``benchgen_reference_scores``), by name."""
         out: dict[str, ReferenceScores] = {}
-        for tables in self.pm.hook.benchgen_reference_scores(suite=suite):
-            for table in tables or []:
-                out[table.name] = table
+        for table in _contributions(suite.reference_scores(), self.pm.hook.benchgen_reference_scores(suite=suite)):
+            if table.name in out:
+                raise PluginError(f"reference table '{table.name}' of suite '{suite.name}' is defined twice (by the "
+                                  "suite or by plugins); rename one")
+            out[table.name] = table
         return out
 
     def plugin_versions(self) -> list[dict[str, Any]]:
         """Plugin -> distribution -> version, as recorded in every run's metadata."""
         return [vars(p).copy() for p in self.plugins]
+
+
+def _contributions(own: Iterable[Any], from_plugins: Iterable[Iterable[Any] | None]) -> list[Any]:
+    """A suite's own items, then those each plugin's hook returned (a hook may return None)."""
+    return [*own, *(item for items in from_plugins for item in items or [])]
 
 
 _default: Registry | None = None

@@ -226,30 +226,44 @@ def _parse_score(text: str, where: str) -> float:
     return value
 
 
-def read_score_csv(path: str | Path) -> dict[str, float]:
-    """Read ``task,score`` (or ``level,score`` / ``game,score``) rows; one-line errors on bad rows."""
-    path = Path(path)
+def _score_csv_lines(path: Path) -> tuple[list[str], list[str]]:
+    """A score CSV's leading ``#`` comment lines (without the ``#``) and the lines after them."""
     try:
-        handle = path.open(newline="")
-    except OSError:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
         raise UsageError(f"cannot read score file {path}; give a CSV with columns task,score")
-    with handle:
-        reader = csv.DictReader(handle)
-        cols = reader.fieldnames or []
-        key = next((c for c in ("task", "level", "game") if c in cols), None)
-        if key is None or "score" not in cols:
-            raise UsageError(f"{path}: needs columns task,score (found {','.join(cols) or 'no header'})")
-        scores: dict[str, float] = {}
-        for lineno, row in enumerate(reader, start=2):
-            task = (row.get(key) or "").strip()
-            if not task:
-                raise UsageError(f"{path}:{lineno}: empty task name; every row needs task,score")
-            if task in scores:
-                raise UsageError(f"{path}:{lineno}: task '{task}' appears twice; give one raw score per task")
-            scores[task] = _parse_score(row.get("score") or "", f"{path}:{lineno}")
+    count = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    return [line[1:].strip() for line in lines[:count]], lines[count:]
+
+
+def read_score_csv(path: str | Path) -> dict[str, float]:
+    """Read ``task,score`` (or ``level,score`` / ``game,score``) rows; one-line errors on bad rows.
+    Lines starting with ``#`` above the header are comments (where the scores come from)."""
+    path = Path(path)
+    comments, lines = _score_csv_lines(path)
+    reader = csv.DictReader(lines)
+    cols = reader.fieldnames or []
+    key = next((c for c in ("task", "level", "game") if c in cols), None)
+    if key is None or "score" not in cols:
+        raise UsageError(f"{path}: needs columns task,score (found {','.join(cols) or 'no header'})")
+    scores: dict[str, float] = {}
+    for lineno, row in enumerate(reader, start=len(comments) + 2):
+        task = (row.get(key) or "").strip()
+        if not task:
+            raise UsageError(f"{path}:{lineno}: empty task name; every row needs task,score")
+        if task in scores:
+            raise UsageError(f"{path}:{lineno}: task '{task}' appears twice; give one raw score per task")
+        scores[task] = _parse_score(row.get("score") or "", f"{path}:{lineno}")
     if not scores:
         raise UsageError(f"{path}: no rows; give one task,score row per task")
     return scores
+
+
+def read_reference_csv(path: str | Path, name: str) -> ReferenceScores:
+    """Reference table ``name`` from a score CSV (see :func:`read_score_csv`); its leading ``#``
+    comment lines are the table's description."""
+    comments, _ = _score_csv_lines(Path(path))
+    return ReferenceScores(name=name, scores=read_score_csv(path), description=" ".join(filter(None, comments)))
 
 
 def strict_json(value):

@@ -23,6 +23,7 @@ The environment contract (``Suite.make_env``):
 from __future__ import annotations
 
 import abc
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -30,6 +31,12 @@ from typing import Any, Sequence
 import gymnasium as gym
 
 from benchgen.errors import UsageError, read_yaml
+from benchgen.scoring import ReferenceScores, Scorer, read_reference_csv, read_score_csv
+
+#: a suite's random scores, in its ``data/`` folder (see ``Suite.random_scores``)
+RANDOM_SCORES_FILE = "random_scores.csv"
+#: how the files of a suite's reference tables end, in its ``data/`` folder (see ``Suite.reference_scores``)
+REFERENCE_SCORES_SUFFIX = "_scores.csv"
 
 
 @dataclass
@@ -130,7 +137,14 @@ def budget_to_frames(amount: int, budget_unit: str, frames_per_step: int) -> int
 
 
 class Suite(abc.ABC):
-    """A benchmark suite. Subclass it in a plugin and return instances from ``benchgen_suites``."""
+    """A benchmark suite. Subclass it in a plugin and return instances from ``benchgen_suites``.
+
+    A suite owns its data: its splits, random scores and reference tables are files next to the
+    module that defines its class, shipped as package data (``splits/<name>.yaml``,
+    ``data/random_scores.csv``, ``data/<name>_scores.csv``) and read by :meth:`splits`,
+    :meth:`random_scores`, :meth:`reference_scores` and :meth:`scorer`; override those to build
+    them in code. Other plugins add splits and reference tables to a suite through the
+    ``benchgen_splits`` and ``benchgen_reference_scores`` hooks."""
 
     #: unique suite name, used on the command line
     name: str = ""
@@ -206,3 +220,43 @@ class Suite(abc.ABC):
         'right_jump', 'left_jump' and 'noop' actions, for agents such as JERK; None if the suite
         cannot name them."""
         return None
+
+    # -- the suite's own data ------------------------------------------------------------------
+    def package_files(self, folder: str, pattern: str) -> list[Path]:
+        """The files ``folder/pattern`` next to the module that defines this suite's class,
+        sorted by name; none where that folder does not exist (a subclass defined in another
+        module has the files next to its own module)."""
+        source = getattr(sys.modules.get(type(self).__module__), "__file__", None)
+        return sorted((Path(source).parent / folder).glob(pattern)) if source else []
+
+    def splits(self) -> list[Split]:
+        """The suite's own splits: every ``splits/*.yaml`` file (see :func:`load_split_yaml`; a
+        file's ``suite`` must be this suite's name). Override it to build splits in code, e.g.
+        from an emulator's task list. Every task a split names must be one of the suite's; a
+        split name given twice (here or by a plugin's ``benchgen_splits``) stops start-up."""
+        return [load_split_yaml(path, suite=self.name) for path in self.package_files("splits", "*.yaml")]
+
+    def random_scores(self) -> dict[str, float]:
+        """The random agent's score per task, the ``r`` of every normalization:
+        ``data/random_scores.csv`` (``task,score``, read by :func:`benchgen.scoring.read_score_csv`);
+        empty without that file."""
+        files = self.package_files("data", RANDOM_SCORES_FILE)
+        return read_score_csv(files[0]) if files else {}
+
+    def reference_scores(self) -> list[ReferenceScores]:
+        """The suite's own reference tables: every other ``data/<name>_scores.csv`` is the table
+        ``<name>`` (``task,score``; its leading ``#`` comment lines describe it). A table name
+        given twice (here or by a plugin's ``benchgen_reference_scores``) stops start-up."""
+        return [read_reference_csv(path, path.name.removesuffix(REFERENCE_SCORES_SUFFIX))
+                for path in self.package_files("data", "*" + REFERENCE_SCORES_SUFFIX) if path.name != RANDOM_SCORES_FILE]
+
+    def scorer(self) -> Scorer | None:
+        """The suite's own scorer: a :class:`benchgen.scoring.Scorer` over :meth:`random_scores`
+        and :meth:`reference_scores` (default baseline ``world_record``), or None when the suite
+        has neither; a plugin's ``benchgen_scorer`` may then give one, else runs are scored raw.
+        Override it to return a ``Scorer`` subclass (another default baseline, per-task score or
+        aggregate)."""
+        random_scores, references = self.random_scores(), self.reference_scores()
+        if not random_scores and not references:
+            return None
+        return Scorer(random_scores, {table.name: table for table in references})

@@ -233,7 +233,8 @@ def check_splits(registry: Registry, suite: Suite) -> None:
     """Splits: see :data:`CHECKS`."""
     splits = _splits(registry, suite)
     if not splits:
-        raise _fail(suite, "no split is declared; return at least one Split from benchgen_splits (joint agents and reports need one)")
+        raise _fail(suite, "no split is declared; ship a splits/NAME.yaml next to the suite's module (Suite.splits) "
+                           "or return a Split from benchgen_splits (joint agents and reports need one)")
     known = set(suite.tasks())
     for name, split in splits.items():
         where = f"split '{name}'"
@@ -627,8 +628,8 @@ def check_scorer(registry: Registry, suite: Suite) -> None:
         return out
 
     if not scorer.random_scores:
-        if registry.pm.hook.benchgen_scorer(suite=suite) is None:
-            return  # no scorer plugin: the core's fallback scores it
+        if registry.declared_scorer(suite) is None:
+            return  # no scorer of the suite's or a plugin's: the core's fallback scores it
         # Scored raw (no per-task normalization, like Sonic): subsets and infinities must not break it.
         score({task0: 1.0})
         score({task0: math.inf})

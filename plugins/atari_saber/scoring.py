@@ -27,7 +27,7 @@ RAINBOW_IQN_DEFAULT_CHECKPOINT = "200M"
 
 
 def reference_tables() -> list[ReferenceScores]:
-    """The suite's published baselines (also contributed through ``benchgen_reference_scores``)."""
+    """The suite's published baselines (``AtariSaberSuite.reference_scores``)."""
     games = tables.games()
     iqn = tables.rainbow_iqn_saber()
     return [

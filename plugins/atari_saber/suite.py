@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from benchgen.errors import UsageError, did_you_mean
+from benchgen.scoring import ReferenceScores
 from benchgen.suite import Suite
 
 from benchgen_atari_saber import env as saber_env
 from benchgen_atari_saber import tables
+from benchgen_atari_saber.scoring import AtariScorer, reference_tables
 
 #: ALE's full action set (``ale_py.Action``), the suite's agent-visible action space
 ACTION_MEANINGS = (
@@ -108,6 +110,16 @@ class AtariSaberSuite(Suite):
         for task in dict.fromkeys(tasks):
             self.check_task_available(task)
         return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode)
+
+    def scorer(self) -> AtariScorer:
+        """World-record (default), human-beginner and SABER Rainbow-IQN normalization
+        (:class:`~benchgen_atari_saber.scoring.AtariScorer`)."""
+        return AtariScorer()
+
+    def reference_scores(self) -> list[ReferenceScores]:
+        """World records, human beginners and SABER's Rainbow-IQN by checkpoint
+        (:func:`~benchgen_atari_saber.scoring.reference_tables`)."""
+        return reference_tables()
 
     def action_semantics(self) -> dict[str, int]:
         """Indices in the full 18-action set. The joystick's single button (FIRE) is the jump in

@@ -12,14 +12,13 @@ Nichol, Pfau, Hesse, Klimov, Schulman 2018. Modules, in reading order:
 * :mod:`~benchgen_sonic.roms`, :mod:`~benchgen_sonic.cli`: ROM checks and ``import-roms``;
 * :mod:`~benchgen_sonic.testing`: a test integration on the free Airstriker ROM.
 
-This module holds the plugin's hook implementations only.
+This module holds the plugin's hook implementations only; the suite owns its data (its splits
+are the files in ``splits/``, its scorer and reference tables come from ``scoring``).
 """
 
 from __future__ import annotations
 
 import benchgen
-
-SUITE_NAME = "sonic"
 
 
 @benchgen.hookimpl
@@ -27,34 +26,6 @@ def benchgen_suites():
     from benchgen_sonic.suite import SonicSuite
 
     return [SonicSuite()]
-
-
-@benchgen.hookimpl
-def benchgen_splits(suite):
-    if suite.name != SUITE_NAME:
-        return []
-    from benchgen.suite import load_split_yaml
-    from benchgen_splits import split_files
-
-    return [load_split_yaml(path, suite=SUITE_NAME) for path in split_files(SUITE_NAME)]
-
-
-@benchgen.hookimpl
-def benchgen_scorer(suite):
-    if suite.name != SUITE_NAME:
-        return None
-    from benchgen_sonic.scoring import SonicScorer
-
-    return SonicScorer()
-
-
-@benchgen.hookimpl
-def benchgen_reference_scores(suite):
-    if suite.name != SUITE_NAME:
-        return []
-    from benchgen_sonic.scoring import reference_tables
-
-    return reference_tables()
 
 
 @benchgen.hookimpl

@@ -9,8 +9,8 @@ Sonic scores are not normalized: the benchmark reward is already on a common 0..
 (9000 for reaching the end, up to 1000 bonus), so the scorer holds no per-task reference tables
 (``Scorer.references`` is empty: scored raw). The paper publishes aggregate scores only (mean ±
 std over 3 runs, on the test levels): they are :class:`AggregateReference` objects, a
-``ReferenceScores`` with no per-level scores and an ``aggregate`` (and its std) instead, given
-to benchgen through ``benchgen_reference_scores`` and compared with a run's mean by
+``ReferenceScores`` with no per-level scores and an ``aggregate`` (and its std) instead, the
+suite's reference tables (``SonicSuite.reference_scores``), compared with a run's mean by
 :meth:`SonicScorer.score`.
 """
 

@@ -18,6 +18,7 @@ from benchgen_sonic.levels import LEVELS, Level, end_offsets_digest
 from benchgen_sonic.progress import COMPLETED, LIFE_LOST, SPECIAL_STAGE, TIME_LIMIT
 from benchgen_sonic.protocol import SonicProtocol
 from benchgen_sonic.roms import check_level_files
+from benchgen_sonic.scoring import AggregateReference, SonicScorer, reference_tables
 from benchgen_sonic.vector import EPISODE_FIELDS, SonicVectorEnv
 
 
@@ -94,6 +95,14 @@ class SonicSuite(Suite):
         from benchgen_sonic.wrappers import agent_wrappers  # imports OpenCV: only when needed
 
         return agent_wrappers(env, agent)
+
+    def scorer(self) -> SonicScorer:
+        """Per-level mean of all episodes, mean over levels (:class:`~benchgen_sonic.scoring.SonicScorer`)."""
+        return SonicScorer()
+
+    def reference_scores(self) -> list[AggregateReference]:
+        """The paper's aggregate test scores (:func:`~benchgen_sonic.scoring.reference_tables`)."""
+        return reference_tables()
 
     def action_semantics(self) -> dict[str, int]:
         """Indices in JERK's action set (``agent_wrappers(env, "jerk")``); left, right and jump

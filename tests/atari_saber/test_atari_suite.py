@@ -1,4 +1,4 @@
-"""The atari_saber suite object, its splits and its hooks."""
+"""The atari_saber suite object, its splits, scorer and reference tables, and its hook."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from types import SimpleNamespace
 import pytest
 from ale_py import Action, roms
 
+import benchgen
 import benchgen_atari_saber
 from benchgen.errors import UsageError
 from benchgen.testing import build_registry
 from benchgen_atari_saber import hooks, tables
 from benchgen_atari_saber.suite import AtariSaberSuite
+from tests.plugins.toy_suite import ToySuite
 
 SUITE = AtariSaberSuite()
 
@@ -71,7 +73,7 @@ def test_make_env_eval_mode_is_the_same_protocol():
     env.close()
 
 
-SPLITS = {s.name: s for s in hooks.benchgen_splits(SUITE)}
+SPLITS = {s.name: s for s in SUITE.splits()}
 
 
 def test_splits_are_the_papers_game_sets():
@@ -91,11 +93,18 @@ def test_splits_are_the_papers_game_sets():
     assert {"up_n_down", "yars_revenge", "jamesbond", "kung_fu_master"} <= set(SPLITS["saber_seeds14"].train)
 
 
-def test_hooks_answer_only_for_atari_saber():
-    other = SimpleNamespace(name="sonic")
-    assert hooks.benchgen_splits(other) == []
-    assert hooks.benchgen_scorer(other) is None
-    assert hooks.benchgen_reference_scores(other) == []
+def test_the_plugin_gives_data_only_to_its_own_suite():
+    other = type("OtherSuite", (ToySuite,), {"name": "sonic"})()  # another plugin's suite
+
+    @benchgen.hookimpl
+    def benchgen_suites():
+        return [other]
+
+    registry = build_registry([benchgen_atari_saber, SimpleNamespace(benchgen_suites=benchgen_suites)],
+                              include_agents=False)
+    assert registry.splits(other) == {}
+    assert registry.declared_scorer(other) is None
+    assert registry.reference_scores(other) == {}
     assert [s.name for s in hooks.benchgen_suites()] == ["atari_saber"]
 
 

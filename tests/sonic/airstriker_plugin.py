@@ -8,9 +8,12 @@ from __future__ import annotations
 import benchgen
 from benchgen.suite import Split
 from benchgen_sonic.protocol import SonicProtocol
-from benchgen_sonic.scoring import SonicScorer
 from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.testing import airstriker_level
+
+
+#: a level completed after 100 pixels (5 timesteps of RIGHT) and one that is never completed
+LEVELS = (airstriker_level(100), airstriker_level(1000))
 
 
 class AirstrikerSuite(SonicSuite):
@@ -18,23 +21,11 @@ class AirstrikerSuite(SonicSuite):
     description = "the Sonic suite's code on the free Airstriker ROM (tests only)"
     default_split = "all"
 
-
-#: a level completed after 100 pixels (5 timesteps of RIGHT) and one that is never completed
-LEVELS = (airstriker_level(100), airstriker_level(1000))
+    def splits(self) -> list[Split]:
+        return [Split(suite=self.name, name="all", train=(LEVELS[0].task,), test=(LEVELS[1].task,))]
 
 
 @benchgen.hookimpl
 def benchgen_suites():
     return [AirstrikerSuite(levels=LEVELS, protocol=SonicProtocol(max_timesteps=50))]
 
-
-@benchgen.hookimpl
-def benchgen_splits(suite):
-    if suite.name != AirstrikerSuite.name:
-        return []
-    return [Split(suite=suite.name, name="all", train=(LEVELS[0].task,), test=(LEVELS[1].task,))]
-
-
-@benchgen.hookimpl
-def benchgen_scorer(suite):
-    return SonicScorer() if suite.name == AirstrikerSuite.name else None

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+from types import SimpleNamespace
 
 import pytest
 
+import benchgen
 import benchgen_sonic
 from benchgen.registry import Registry
 from benchgen_sonic.scoring import AggregateReference, SonicScorer, reference_tables
 from benchgen_sonic.suite import SonicSuite
 from tests.conftest import run_cli
+from tests.plugins.toy_suite import ToySuite
 
 PAPER = {"rainbow": (2748.6, 102.2), "jerk": (1904.0, 21.9), "ppo": (1488.8, 42.8),
          "ppo_joint": (3127.9, 116.9), "rainbow_joint": (2969.2, 170.2), "human": (7438.2, 624.2)}
@@ -42,12 +45,18 @@ def test_reference_tables_are_the_papers_aggregates():
     assert (result["baseline_mean"], result["baseline_std"]) == PAPER["jerk"]
 
 
-def test_hooks_answer_only_for_sonic():
-    other = type("Other", (), {"name": "atari_saber"})()
-    assert benchgen_sonic.benchgen_splits(other) == []
-    assert benchgen_sonic.benchgen_scorer(other) is None
-    assert benchgen_sonic.benchgen_reference_scores(other) == []
-    registry = Registry(plugins=[("sonic", benchgen_sonic)], autoload=False)
+def test_the_plugin_gives_data_only_to_its_own_suite():
+    other = type("Other", (ToySuite,), {"name": "atari_saber"})()  # another plugin's suite
+
+    @benchgen.hookimpl
+    def benchgen_suites():
+        return [other]
+
+    registry = Registry(plugins=[("sonic", benchgen_sonic), ("other", SimpleNamespace(benchgen_suites=benchgen_suites))],
+                        autoload=False)
+    assert registry.splits(other) == {}
+    assert registry.declared_scorer(other) is None
+    assert registry.reference_scores(other) == {}
     suite = registry.suite("sonic")
     assert isinstance(registry.scorer(suite), SonicScorer)
     assert set(registry.reference_scores(suite)) == set(PAPER)

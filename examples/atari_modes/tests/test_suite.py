@@ -12,8 +12,8 @@ import pytest
 
 from benchgen.errors import UsageError
 from benchgen.testing import checks
-from benchgen_atari_modes import SUITE, catalogue, env, splits
-from benchgen_atari_modes.suite import game_references, random_scores, scorer
+from benchgen_atari_modes import SUITE, catalogue, env
+from benchgen_atari_modes.suite import game_references, random_scores
 
 
 def _ale_flavors(game):
@@ -38,7 +38,7 @@ def test_tasks_are_what_ale_py_reports():
 
 
 def test_flavors_split_trains_on_defaults_and_tests_on_the_rest():
-    by_name = {s.name: s for s in splits()}
+    by_name = {s.name: s for s in SUITE.splits()}
     flavors = by_name["flavors"]
     assert flavors.train == tuple(f"{g}:m0d0" for g in catalogue.GAMES)
     assert set(flavors.train).isdisjoint(flavors.test)
@@ -129,7 +129,7 @@ def test_random_scores_cover_every_task_and_were_measured():
 
 
 def test_scores_normalize_against_the_flavor_random_score_and_the_game_reference():
-    s = scorer()
+    s = SUITE.scorer()
     wr = game_references()["world_record"].scores
     task = "breakout:m4d1"
     r = s.random_scores[task]

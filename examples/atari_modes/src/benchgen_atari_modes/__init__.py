@@ -5,16 +5,16 @@ Installed, it registers through the entry-point group ``benchgen``::
     [project.entry-points.benchgen]
     atari_modes = "benchgen_atari_modes"
 
-and this module implements the hooks (see ``benchgen.hookspecs``). The suite lives in
-``suite.py``, the environment in ``env.py``, the task list (read from ale-py) in
-``catalogue.py``, the ``benchgen atari-modes`` sub-command in ``commands.py``. Importing it is
-cheap: ale-py is loaded only when tasks are listed or an environment is made.
+and this module implements the hooks (see ``benchgen.hookspecs``). The suite, with its splits
+and its scorer, lives in ``suite.py``, the environment in ``env.py``, the task list (read from
+ale-py) in ``catalogue.py``, the ``benchgen atari-modes`` sub-command in ``commands.py``.
+Importing it is cheap: ale-py is loaded only when tasks are listed or an environment is made.
 """
 
 from __future__ import annotations
 
 import benchgen
-from benchgen_atari_modes.suite import AtariModesSuite, scorer, splits
+from benchgen_atari_modes.suite import AtariModesSuite
 
 __version__ = "0.1.0"
 
@@ -24,16 +24,6 @@ SUITE = AtariModesSuite()
 @benchgen.hookimpl
 def benchgen_suites():
     return [SUITE]
-
-
-@benchgen.hookimpl
-def benchgen_splits(suite):
-    return splits() if suite.name == SUITE.name else []
-
-
-@benchgen.hookimpl
-def benchgen_scorer(suite):
-    return scorer() if suite.name == SUITE.name else None
 
 
 @benchgen.hookimpl

@@ -83,20 +83,23 @@ class AtariModesSuite(Suite):
             self.check_task_available(task)
         return env.AtariModesVectorEnv(tasks, seed)
 
+    def splits(self) -> list[Split]:
+        """``flavors`` (all games) and ``flavors_<game>`` (one game each): train on the default
+        flavor, test on every other flavor. Built from ale-py's lists, so they always match it."""
+        out = []
+        groups = [("flavors", catalogue.GAMES)] + [(f"flavors_{g}", (g,)) for g in catalogue.GAMES]
+        for name, games in groups:
+            train = tuple(catalogue.default_flavor(g).task for g in games)
+            test = tuple(f.task for f in catalogue.flavors() if f.game in games and f.task not in train)
+            what = "each game's" if len(games) > 1 else f"{games[0]}'s"
+            out.append(Split(self.name, name, train, test,
+                             description=f"train on {what} default mode/difficulty, test on the other flavors",
+                             source="benchgen_atari_modes (from ale-py's available modes and difficulties)"))
+        return out
 
-def splits() -> list[Split]:
-    """``flavors`` (all games) and ``flavors_<game>`` (one game each): train on the default
-    flavor, test on every other flavor. Built from ale-py's lists, so they always match it."""
-    out = []
-    groups = [("flavors", catalogue.GAMES)] + [(f"flavors_{g}", (g,)) for g in catalogue.GAMES]
-    for name, games in groups:
-        train = tuple(catalogue.default_flavor(g).task for g in games)
-        test = tuple(f.task for f in catalogue.flavors() if f.game in games and f.task not in train)
-        what = "each game's" if len(games) > 1 else f"{games[0]}'s"
-        out.append(Split(AtariModesSuite.name, name, train, test,
-                         description=f"train on {what} default mode/difficulty, test on the other flavors",
-                         source="benchgen_atari_modes (from ale-py's available modes and difficulties)"))
-    return out
+    def scorer(self) -> AtariModesScorer:
+        """Each flavor against its own random score and its game's reference (module docstring)."""
+        return AtariModesScorer(random_scores(), game_references())
 
 
 def game_references() -> dict[str, ReferenceScores]:
@@ -138,7 +141,3 @@ class AtariModesScorer(Scorer):
             "other": aggregate({t: v for t, v in per_task.items() if t not in default}),
         }
         return result
-
-
-def scorer() -> AtariModesScorer:
-    return AtariModesScorer(random_scores(), game_references())
