@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from benchgen.agent import Agent, AgentSpec, TrainingContext
+from benchgen.agent import Agent, AgentEnvironment, AgentNeeds, AgentSpec, TrainingContext
 from benchgen.errors import UsageError
 
-#: action names JERK needs from ``Suite.action_semantics()``
+#: action names JERK needs from ``Suite.action_semantics()`` (its ``AgentNeeds.actions``)
 REQUIRED_ACTIONS = ("right", "left", "right_jump", "left_jump", "noop")
 STATE_FILE = "jerk.json"
 SOLUTIONS_FILE = "jerk_solutions.npz"
@@ -174,9 +174,9 @@ class JerkInstance:
 class JerkAgent(Agent):
     """N independent :class:`JerkInstance` over an N-sub-environment vector env."""
 
-    def __init__(self, config: JerkConfig, observation_space, action_space, suite=None):
-        super().__init__(config, observation_space, action_space)
-        self.semantics = check_semantics(suite, action_space)
+    def __init__(self, config: JerkConfig, environment: AgentEnvironment):
+        super().__init__(config, environment)
+        self.semantics = check_semantics(environment)
         self.instances: list[JerkInstance] = []
         self._loaded: list[JerkInstance] = []
         self._act_rng = np.random.default_rng(config.seed_offset)
@@ -250,31 +250,11 @@ class JerkAgent(Agent):
         self.instances = []
 
 
-def check_suite(suite) -> dict[str, int]:
-    """The suite's declared action semantics, or a UsageError saying JERK cannot run on it
-    (the runner calls this before it creates a run directory)."""
-    name = suite.name
-    semantics = suite.action_semantics()
-    if semantics is None:
-        raise UsageError(f"jerk is not supported on suite {name}: it does not declare right/left/jump actions")
-    missing = [a for a in REQUIRED_ACTIONS if a not in semantics]
-    if missing:
-        raise UsageError(f"jerk is not supported on suite {name}: its action semantics lack {missing}")
-    return semantics
-
-
-def check_semantics(suite, action_space) -> dict[str, int]:
-    """The suite's right/left/jump action indices, or a UsageError saying JERK cannot run."""
-    if suite is None:
-        raise UsageError("jerk needs the suite's action semantics: build it with factory(..., suite=SUITE) "
-                         "(benchgen's runner passes the suite to factories that accept it)")
-    name = suite.name
-    semantics = check_suite(suite)
-    n = getattr(action_space, "n", None)
-    bad = {a: semantics[a] for a in REQUIRED_ACTIONS if n is None or not 0 <= int(semantics[a]) < n}
-    if bad:
-        raise UsageError(f"suite {name} names actions {bad} outside the agent's action space {action_space}")
-    return {a: int(semantics[a]) for a in REQUIRED_ACTIONS}
+def check_semantics(environment: AgentEnvironment) -> dict[str, int]:
+    """The right/left/jump action indices the suite names in JERK's action space, or a
+    UsageError saying JERK cannot run (the runner refuses such a suite before it creates a run
+    directory, from ``AgentSpec.needs``)."""
+    return environment.named_actions("jerk", REQUIRED_ACTIONS)
 
 
 SPECS = [
@@ -284,6 +264,8 @@ SPECS = [
         factory=JerkAgent,
         description="JERK (Nichol et al. 2018): scripted right/jump explorer replaying its best action prefix",
         default_num_envs=1,
-        check_suite=check_suite,
+        # Algorithm 1 reads only rewards, in the benchmark's units (its running means), and the
+        # named actions; it learns nothing from pixels but gets the suite's frames like any agent.
+        needs=AgentNeeds(reward="benchmark", actions=REQUIRED_ACTIONS),
     )
 ]

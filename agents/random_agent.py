@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchgen.agent import Agent, AgentSpec
+from benchgen.agent import Agent, AgentEnvironment, AgentNeeds, AgentSpec
 from benchgen.errors import UsageError
 
 
@@ -26,10 +26,10 @@ class RandomConfig:
 class RandomAgent(Agent):
     """Picks each sub-environment's action uniformly from the discrete action space."""
 
-    def __init__(self, config: RandomConfig, observation_space, action_space):
-        super().__init__(config, observation_space, action_space)
-        if not hasattr(action_space, "n"):
-            raise UsageError(f"the random agent needs a discrete action space, got {action_space}")
+    def __init__(self, config: RandomConfig, environment: AgentEnvironment):
+        super().__init__(config, environment)
+        if not hasattr(self.action_space, "n"):
+            raise UsageError(f"the random agent needs a discrete action space, got {self.action_space}")
         self.rng = np.random.default_rng(config.seed_offset)
 
     def _actions(self, num_envs: int) -> np.ndarray:
@@ -66,5 +66,6 @@ SPECS = [
         config_class=RandomConfig,
         factory=RandomAgent,
         description="uniform random actions (the normalization reference)",
+        needs=AgentNeeds(reward="benchmark"),  # it ignores rewards: no shaping to compute
     )
 ]

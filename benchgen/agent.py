@@ -1,8 +1,11 @@
 """The agent protocol: small on purpose (learn / act / save / load).
 
 A plugin contributes :class:`AgentSpec` objects through the ``benchgen_agents`` hook. The runner
-creates the agent with its resolved config dataclass, the (wrapped, recorded) vector env and a
-:class:`TrainingContext`, then calls ``learn``. The agent steps the env until
+builds the agent with ``spec.factory(config, environment)``: its resolved config dataclass and an
+:class:`AgentEnvironment` (the spaces of the env it will get and the suite's facts), then calls
+``learn(env, ctx)`` with the (wrapped, recorded) vector env and a :class:`TrainingContext`.
+Agents and suites never name each other: an agent declares what it needs (:class:`AgentNeeds`)
+and the suite's agent wrappers answer (``Suite.agent_wrappers``). The agent steps the env until
 ``ctx.finished``, calling ``ctx.maybe_checkpoint()`` once per vector step (cheap: it saves only
 when a checkpoint boundary was crossed). The suite records every episode's raw score underneath
 the agent; an agent never reports scores itself. An agent that steps the unit's environment
@@ -15,9 +18,11 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
+
+from benchgen.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     import gymnasium as gym
@@ -88,13 +93,91 @@ class TrainingContext(abc.ABC):
         raise NotImplementedError("this context offers no Ray connection; run the agent with `benchgen run`")
 
 
+#: values of ``AgentNeeds.observations``
+OBSERVATION_NEEDS = ("frames", "native")
+#: values of ``AgentNeeds.reward``
+REWARD_NEEDS = ("learning", "benchmark")
+
+
+@dataclass(frozen=True)
+class AgentNeeds:
+    """What an agent asks of a suite's agent-side wrappers (``Suite.agent_wrappers``), which answer
+    each need the way the suite's papers preprocessed for such agents."""
+
+    observations: str = "frames"
+    """``"frames"``: what the suite's papers fed learning agents: on suites of screens, 84x84
+    grayscale frames, the last 4 stacked, ``uint8`` ``(4, 84, 84)`` (Mnih et al. 2015; Sonic's
+    wrappers make them from its RGB screens, Atari SABER's protocol already does); suites whose
+    observations are not screens give their own. ``"native"``: the suite env's observations as
+    its protocol defines them (Sonic: the 224x320 RGB screen), as arrays of the agent's own."""
+    reward: str = "learning"
+    """``"learning"``: the suite's reward shaping for learning agents (Sonic: allow-backtracking,
+    Nichol et al. 2018 section 4.1); ``"benchmark"``: the benchmark reward unchanged, for agents
+    that keep score-unit statistics (JERK's running means) or ignore rewards (random play).
+    Either way the recorded score is the raw one."""
+    actions: tuple[str, ...] = ()
+    """Actions the agent needs the suite to name (``Suite.action_semantics``), e.g. JERK's right,
+    left, right_jump, left_jump and noop: the suite gives such an agent an action set that holds
+    them (Sonic: JERK's 10 button combinations instead of the paper's 7) and a suite that cannot
+    name them is refused before a run writes anything."""
+
+    def __post_init__(self) -> None:
+        if self.observations not in OBSERVATION_NEEDS:
+            raise ValueError(f"AgentNeeds.observations must be one of {OBSERVATION_NEEDS}, not {self.observations!r}")
+        if self.reward not in REWARD_NEEDS:
+            raise ValueError(f"AgentNeeds.reward must be one of {REWARD_NEEDS}, not {self.reward!r}")
+
+
+def named_actions(agent: str, suite: str, semantics: Mapping[str, int] | None, names: Sequence[str],
+                  action_space: Any = None) -> dict[str, int]:
+    """The indices of the actions ``names`` in a suite's ``semantics`` (``Suite.action_semantics``);
+    ``UsageError`` (one line) if the suite names none or not all of them, or, given
+    ``action_space``, names one outside it."""
+    if semantics is None:
+        raise UsageError(f"{agent} is not supported on suite {suite}: it does not declare right/left/jump actions")
+    missing = [a for a in names if a not in semantics]
+    if missing:
+        raise UsageError(f"{agent} is not supported on suite {suite}: its action semantics lack {missing}")
+    if action_space is not None:
+        n = getattr(action_space, "n", None)
+        bad = {a: semantics[a] for a in names if n is None or not 0 <= int(semantics[a]) < n}
+        if bad:
+            raise UsageError(f"suite {suite} names actions {bad} outside the agent's action space {action_space}")
+    return {a: int(semantics[a]) for a in names}
+
+
+@dataclass(frozen=True)
+class AgentEnvironment:
+    """What an agent is built for, ``AgentSpec.factory``'s second argument: the spaces of the env
+    ``learn`` gets (the suite env under the suite's agent wrappers) and the suite's facts."""
+
+    observation_space: Any
+    """One sub-environment's observation space (``gym.Space``)."""
+    action_space: Any
+    """One sub-environment's action space (``gym.Space``)."""
+    frames_per_step: int = 1
+    """Emulator frames per agent step, the suite's ``frames_per_step``: settings given in frames
+    convert to agent steps with it."""
+    action_semantics: Mapping[str, int] | None = None
+    """The actions the suite names (``Suite.action_semantics``), indices in ``action_space``,
+    for an agent that declares ``AgentNeeds.actions``; None for others."""
+    suite: str = ""
+    """The suite's name, for messages; an agent never branches on it (it declares needs)."""
+
+    def named_actions(self, agent: str, names: Sequence[str]) -> dict[str, int]:
+        """:func:`named_actions` for ``agent`` in this environment's action space."""
+        return named_actions(agent, self.suite, self.action_semantics, names, self.action_space)
+
+
 class Agent(abc.ABC):
     """A learning (or acting) agent."""
 
-    def __init__(self, config: Any, observation_space: "gym.Space", action_space: "gym.Space"):
+    def __init__(self, config: Any, environment: AgentEnvironment):
+        """``AgentSpec.factory``'s signature: the resolved config and what the agent is built for."""
         self.config = config
-        self.observation_space = observation_space
-        self.action_space = action_space
+        self.environment = environment
+        self.observation_space = environment.observation_space
+        self.action_space = environment.action_space
 
     @abc.abstractmethod
     def learn(self, env: "gym.vector.VectorEnv", ctx: TrainingContext) -> None:
@@ -121,8 +204,11 @@ class AgentSpec:
     """Name on the command line (``benchgen run SUITE NAME``)."""
     config_class: type
     """A dataclass; every field documented; its defaults are the paper's."""
-    factory: Callable[..., Agent]
-    """``factory(config, observation_space, action_space) -> Agent``."""
+    factory: Callable[[Any, AgentEnvironment], Agent]
+    """``factory(config, environment) -> Agent``: the resolved config (an instance of
+    ``config_class``) and the :class:`AgentEnvironment` the agent is built for; the signature of
+    :class:`Agent`'s constructor, so an ``Agent`` subclass is its own factory (or a function that
+    imports it, to keep heavy imports out of ``benchgen list``)."""
     description: str = ""
     """One line for ``benchgen list``."""
     joint: bool = False
@@ -131,11 +217,30 @@ class AgentSpec:
     default_num_envs: int | None = None
     """Sub-environments per unit if the user does not say (None: the suite's default)."""
     suite_defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per-suite overrides of config defaults, e.g. ``{"sonic": {"n_steps": 8192}}``."""
+    """Per-suite overrides of config defaults, e.g. ``{"sonic": {"n_steps": 8192}}``: the agent's
+    hyperparameters for a suite, whatever the suite's papers used (see :meth:`defaults_for`)."""
+    needs: AgentNeeds = field(default_factory=AgentNeeds)
+    """What the agent asks of the suite's agent wrappers: observation format, reward, named
+    actions (:class:`AgentNeeds`)."""
     check_suite: Callable[[Any], Any] | None = None
     """``check_suite(suite)`` raises ``benchgen.errors.UsageError`` (one line) if the agent cannot
-    run on that suite, e.g. a scripted agent needing actions the suite does not name; the runner
-    calls it while validating a run, before anything is written."""
+    run on that suite for a reason ``needs`` does not state; the runner calls it (after checking
+    ``needs``, see :meth:`check`) while validating a run, before anything is written."""
+
+    def check(self, suite: Any) -> None:
+        """``UsageError`` (one line) if the agent cannot run on ``suite``: actions it needs that the
+        suite does not name, then its own ``check_suite``."""
+        if self.needs.actions:
+            named_actions(self.name, suite.name, suite.action_semantics(), self.needs.actions)
+        if self.check_suite is not None:
+            self.check_suite(suite)
+
+    def environment(self, suite: Any, env: "gym.vector.VectorEnv") -> AgentEnvironment:
+        """The :class:`AgentEnvironment` of ``env``, a vector env of ``suite`` under the suite's
+        agent wrappers for this agent's needs."""
+        semantics = suite.action_semantics() if self.needs.actions else None
+        return AgentEnvironment(env.single_observation_space, env.single_action_space, suite.frames_per_step,
+                                semantics, suite.name)
 
     def defaults_for(self, suite: Any) -> dict[str, Any]:
         """The ``suite_defaults`` entry for ``suite``: its own name's, else that of the nearest

@@ -239,7 +239,7 @@ def _run_config(args, registry):
     if args.frames is not None:
         run_over["budget"] = suite.from_frames(args.frames)
     if args.timesteps is not None:
-        run_over["budget"] = suite.from_frames(args.timesteps * suite.frames_per_step)
+        run_over["budget"] = suite.from_timesteps(args.timesteps)
     for key in ("checkpoints", "num_envs", "from_checkpoint", "executor", "jobs", "ray_address"):
         value = getattr(args, key)
         if value is not None:

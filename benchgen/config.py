@@ -4,7 +4,8 @@ A run's configuration is two dataclasses: :class:`RunConfig` (what to run: suite
 seeds, budget...) and the agent's own config class. A YAML file given with ``--config`` and the
 ``--set`` pairs may name fields of either; ``agent.`` / ``run.`` prefixes disambiguate. Unknown
 keys are errors with a "did you mean". The resolved values of both are saved with every run and
-every checkpoint.
+every checkpoint. An agent config field declared with :func:`from_suite` is the suite's value,
+not a setting.
 """
 
 from __future__ import annotations
@@ -70,6 +71,23 @@ class RunConfig:
     """Times a failed unit is retried from its last checkpoint."""
     progress: bool = True
     """Show a progress bar."""
+
+
+#: metadata key of an agent config field whose value is the suite's (see :func:`from_suite`)
+FROM_SUITE = "benchgen_from_suite"
+
+
+def from_suite(attribute: str, default: Any) -> Any:
+    """A dataclass field of an agent config whose value is the suite's ``attribute`` (e.g.
+    ``frames_per_step``): set when a run is resolved and saved with the config, never a setting
+    (``--config``/``--set`` refuse it). ``default`` holds for a config built without a suite."""
+    return field(default=default, metadata={FROM_SUITE: attribute})
+
+
+def suite_values(config_class: type, suite: Any) -> dict[str, Any]:
+    """The values of ``config_class``'s :func:`from_suite` fields for ``suite``."""
+    return {f.name: getattr(suite, f.metadata[FROM_SUITE]) for f in dataclasses.fields(config_class)
+            if FROM_SUITE in f.metadata}
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -183,13 +201,16 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
 
 def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: str) -> tuple[dict, dict]:
     """Route each key to the run config or the agent config; unknown keys are errors."""
-    # Derived fields (init=False, computed in __post_init__) are not settings.
+    # Derived fields (init=False, computed in __post_init__) and the suite's values are not settings.
+    from_suite_fields = {f.name for f in dataclasses.fields(agent_config_class) if FROM_SUITE in f.metadata}
     run_fields = {f.name for f in dataclasses.fields(RunConfig) if f.init}
-    agent_fields = {f.name for f in dataclasses.fields(agent_config_class) if f.init}
+    agent_fields = {f.name for f in dataclasses.fields(agent_config_class) if f.init} - from_suite_fields
     run_over: dict[str, Any] = {}
     agent_over: dict[str, Any] = {}
     for key, value in overrides.items():
         scope, dot, name = key.partition(".")
+        if (name if dot and scope == "agent" else key) in from_suite_fields:
+            raise UsageError(f"{key} is set from the suite, not by {where}; remove it")
         if dot and scope == "run":
             target, fields, bare = run_over, run_fields, name
         elif dot and scope == "agent":

@@ -187,6 +187,12 @@ def _suite() -> str:
             f"Methods:\n\n{_methods(Suite, methods)}")
 
 
+def _agent_needs() -> str:
+    from benchgen.agent import AgentNeeds
+
+    return f"`benchgen.agent.AgentNeeds`: {md(AgentNeeds.__doc__)}\n\n{_fields(AgentNeeds)}"
+
+
 def _env_contract() -> str:
     from benchgen import suite
 
@@ -267,6 +273,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "registry": _registry,
     "hooks": _hooks,
     "suite": _suite,
+    "agent_needs": _agent_needs,
     "env_contract": _env_contract,
     "vector_env": _vector_env,
     "episode_end": _episode_end,

@@ -26,12 +26,15 @@ import abc
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import gymnasium as gym
 
 from benchgen.errors import UsageError, read_yaml
 from benchgen.scoring import ReferenceScores, Scorer, read_reference_csv, read_score_csv
+
+if TYPE_CHECKING:  # pragma: no cover
+    from benchgen.agent import AgentNeeds
 
 #: a suite's random scores, in its ``data/`` folder (see ``Suite.random_scores``)
 RANDOM_SCORES_FILE = "random_scores.csv"
@@ -185,6 +188,10 @@ class Suite(abc.ABC):
         """Emulator frames in ``budget_unit`` (whole agent steps for timesteps)."""
         return int(frames) if self.budget_unit == "frames" else int(frames) // self.frames_per_step
 
+    def from_timesteps(self, steps: int) -> int:
+        """Agent steps (timesteps) in ``budget_unit``."""
+        return self.from_frames(int(steps) * self.frames_per_step)
+
     @abc.abstractmethod
     def tasks(self) -> list[str]:
         """All task names of the suite."""
@@ -209,16 +216,18 @@ class Suite(abc.ABC):
             return False
         return True
 
-    def agent_wrappers(self, env: gym.vector.VectorEnv, agent: str) -> gym.vector.VectorEnv:
+    def agent_wrappers(self, env: gym.vector.VectorEnv, needs: AgentNeeds) -> gym.vector.VectorEnv:
         """Wrap ``env`` with the suite's agent-side helpers (action discretizer, reward shaping,
-        frame warping) for agent ``agent``. They sit above the recorder, so they never touch a
-        recorded score. Default: none."""
+        frame warping) that answer an agent's ``needs`` (:class:`benchgen.agent.AgentNeeds`:
+        observation format, reward, named actions), never its name. They sit above the recorder,
+        so they never touch a recorded score. Default: none (the env already gives what agents
+        need, and fresh observation arrays)."""
         return env
 
     def action_semantics(self) -> dict[str, int] | None:
-        """Indices (in the agent-visible action space) of the 'right', 'left', 'jump',
-        'right_jump', 'left_jump' and 'noop' actions, for agents such as JERK; None if the suite
-        cannot name them."""
+        """Indices (in the action space ``agent_wrappers`` gives agents that need named actions) of
+        the 'right', 'left', 'jump', 'right_jump', 'left_jump' and 'noop' actions, for agents
+        such as JERK; None if the suite cannot name them."""
         return None
 
     # -- the suite's own data ------------------------------------------------------------------

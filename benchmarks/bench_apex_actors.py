@@ -59,7 +59,9 @@ class AtariActorEnvs(RemoteEnvFactory):
         return self._suite().make_env([self.game] * num_envs, seed=seed, mode="train")
 
     def agent_wrappers(self, env):
-        return self._suite().agent_wrappers(env, "rainbow_iqn")
+        from benchgen.registry import get_registry
+
+        return self._suite().agent_wrappers(env, get_registry().agent("rainbow_iqn").needs)
 
 
 def make_context(game: str, warmup: float, seconds: float):
@@ -124,7 +126,7 @@ def make_context(game: str, warmup: float, seconds: float):
 
 def one_round(args, actors: int) -> tuple[float, dict]:
     from benchgen.registry import get_registry
-    from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
+    from benchgen_agents.rainbow_iqn import RainbowIQNConfig
     from benchgen_agents.rainbow_iqn.apex import ApexLearner
 
     settings = dict(PRESETS[args.preset], actors=actors, actor_envs=args.actor_envs,
@@ -132,9 +134,9 @@ def one_round(args, actors: int) -> tuple[float, dict]:
                     learning_starts_frames=4 if args.learn else args.replay_capacity * 4,
                     synchronized=False, device="cpu", torch_threads=args.learner_threads)
     config = RainbowIQNConfig(**settings)
-    suite = get_registry().suite("atari_saber")
-    env = suite.agent_wrappers(suite.make_env([args.game], seed=0), "rainbow_iqn")
-    agent = make_agent(config, env.single_observation_space, env.single_action_space)
+    suite, spec = get_registry().suite("atari_saber"), get_registry().agent("rainbow_iqn")
+    env = suite.agent_wrappers(suite.make_env([args.game], seed=0), spec.needs)
+    agent = spec.factory(config, spec.environment(suite, env))
     agent._build(0)
     agent.counters["seeded"] = True
     ctx = make_context(args.game, args.warmup, args.seconds)

@@ -55,12 +55,13 @@ class TimedContext:
 
 
 def run_rainbow(args) -> tuple[float, float]:
+    from benchgen.agent import AgentEnvironment
     from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 
     env = make_env(args.game)
     cfg = RainbowIQNConfig(replay_capacity=args.steps + 100, learning_starts_frames=4 * args.learning_starts,
                            torch_threads=args.threads, precision=args.precision)
-    agent = make_agent(cfg, env.single_observation_space, env.single_action_space)
+    agent = make_agent(cfg, AgentEnvironment(env.single_observation_space, env.single_action_space, cfg.frames_per_step))
     ctx = TimedContext(env, args.steps, args.learning_starts)
     start = time.perf_counter()
     agent.learn(env, ctx)

@@ -26,10 +26,11 @@ import torch
 
 
 def make_rainbow(obs_space, act_space, fill: int, device: str, precision: str = "float32"):
+    from benchgen.agent import AgentEnvironment
     from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 
     cfg = RainbowIQNConfig(replay_capacity=fill + 1000, learning_starts_frames=0, device=device, precision=precision)
-    agent = make_agent(cfg, obs_space, act_space)
+    agent = make_agent(cfg, AgentEnvironment(obs_space, act_space))
     agent.replay = agent.new_replay(1)
     rng = np.random.default_rng(0)
     obs = rng.integers(0, 256, (1, *obs_space.shape), dtype=np.uint8)

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from benchgen.agent import AgentSpec
+from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.ppo.config import PPOConfig
 
 DEFAULTS_DIR = Path(__file__).with_name("defaults")
@@ -37,11 +37,11 @@ def load_suite_defaults(directory: Path = DEFAULTS_DIR) -> dict[str, dict[str, A
     return out
 
 
-def make_agent(config: PPOConfig, observation_space, action_space):
+def make_agent(config: PPOConfig, environment: AgentEnvironment):
     """Factory for the registry: builds :class:`~benchgen_agents.ppo.agent.PPOAgent`."""
     from benchgen_agents.ppo.agent import PPOAgent
 
-    return PPOAgent(config, observation_space, action_space)
+    return PPOAgent(config, environment)
 
 
 SUITE_DEFAULTS = load_suite_defaults()

@@ -47,7 +47,7 @@ from stable_baselines3.common.preprocessing import is_image_space, is_image_spac
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, get_device, set_random_seed
 from stable_baselines3.common.vec_env import VecTransposeImage
 
-from benchgen.agent import Agent, TrainingContext
+from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.ppo.config import PPOConfig
@@ -135,11 +135,11 @@ def _sb3_observation_space(space: gym.Space) -> gym.Space:
 class PPOAgent(Agent):
     """stable-baselines3 PPO with a Nature-CNN (or MLP) actor-critic; see the module docstring."""
 
-    def __init__(self, config: PPOConfig, observation_space: gym.Space, action_space: gym.Space):
-        super().__init__(config, observation_space, action_space)
-        if not isinstance(action_space, gym.spaces.Discrete):
-            raise UsageError(f"the ppo agent needs a discrete action space, got {action_space}")
-        self.policy = choose_policy(config.policy, observation_space)
+    def __init__(self, config: PPOConfig, environment: AgentEnvironment):
+        super().__init__(config, environment)
+        if not isinstance(self.action_space, gym.spaces.Discrete):
+            raise UsageError(f"the ppo agent needs a discrete action space, got {self.action_space}")
+        self.policy = choose_policy(config.policy, self.observation_space)
         #: the model bound to an env (built by ``learn``)
         self.model: PPO | None = None
         #: a policy (with its optimizer) loaded from a checkpoint, not yet bound to an env: ``act`` uses it
@@ -215,7 +215,7 @@ class PPOAgent(Agent):
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         if ctx.finished:
             return
-        vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward)
+        vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
         foreign = self._loaded is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
         model = self._bind(vec, ctx.seed)
         if foreign:

@@ -57,8 +57,12 @@ class PPOConfig:
     """Stop an update's epochs early past this approximate KL (None: never, as in the papers)."""
     clip_reward: bool = True
     """Replace each learning reward by its sign (RL Zoo's AtariWrapper ``clip_reward``, Mnih et al.
-    2015). Learning only: the suite records raw scores below the agent. Off on Sonic, whose agent
-    wrapper scales rewards by 0.005 instead."""
+    2015). Learning only: the suite records raw scores below the agent. Off on Sonic, whose
+    rewards are scaled by ``reward_scale`` instead."""
+    reward_scale: float = 1.0
+    """Multiply each learning reward by this, after clipping (1: unscaled, as the RL Zoo; Sonic
+    0.005, Nichol et al. 2018's PPO hyperparameters, on the allow-backtracking reward of the
+    suite's agent wrappers). Learning only: the suite records raw scores below the agent."""
     deterministic_eval: bool = False
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
@@ -84,8 +88,8 @@ class PPOConfig:
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)}")
         if self.batch_size < 2:
             raise ValueError("batch_size must be at least 2 (advantages are normalised per minibatch)")
-        if not (0 < self.learning_rate and 0 < self.clip_range):
-            raise ValueError("learning_rate and clip_range must be positive")
+        if not (0 < self.learning_rate and 0 < self.clip_range and 0 < self.reward_scale):
+            raise ValueError("learning_rate, clip_range and reward_scale must be positive")
         if not (0 <= self.gamma <= 1 and 0 <= self.gae_lambda <= 1):
             raise ValueError("gamma and gae_lambda must lie in [0, 1]")
         if self.torch_threads < 0:

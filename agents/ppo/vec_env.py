@@ -25,8 +25,9 @@ from stable_baselines3.common.vec_env import VecEnv
 class BenchgenVecEnv(VecEnv):
     """SB3 view of a gymnasium ``SAME_STEP`` vector env.
 
-    ``clip_reward`` replaces each reward by its sign for learning (RL Zoo's Atari preprocessing);
-    the env below (benchgen's episode recorder) still sees and records the raw score.
+    ``clip_reward`` replaces each reward by its sign for learning (RL Zoo's Atari preprocessing),
+    then ``reward_scale`` multiplies it (PPO's Sonic setting, 0.005); the env below (benchgen's
+    episode recorder) still sees and records the raw score.
 
     Seeding: the runner seeds the suite env (``make_env(tasks, seed)``, a fresh seed per resume),
     so ``reset()`` passes a seed only if one was set explicitly with :meth:`seed`. (``PPO(seed=s)``
@@ -34,12 +35,13 @@ class BenchgenVecEnv(VecEnv):
     the agent seeds torch and numpy itself and builds its model with ``seed=None``.)
     """
 
-    def __init__(self, env: gym.vector.VectorEnv, clip_reward: bool = False):
+    def __init__(self, env: gym.vector.VectorEnv, clip_reward: bool = False, reward_scale: float = 1.0):
         mode = getattr(env, "metadata", {}).get("autoreset_mode")
         if mode is not None and mode != gym.vector.AutoresetMode.SAME_STEP:
             raise ValueError(f"BenchgenVecEnv needs a SAME_STEP autoreset vector env, got {mode}")
         self.env = env
         self.clip_reward = clip_reward
+        self.reward_scale = reward_scale
         self._actions: np.ndarray | None = None
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
 
@@ -68,9 +70,10 @@ class BenchgenVecEnv(VecEnv):
                 # SB3 bootstraps V(terminal_observation) only for time-limit truncation.
                 infos[i]["terminal_observation"] = np.array(final[i], copy=True)
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-        rewards = np.asarray(rewards, dtype=np.float32)
+        rewards = np.asarray(rewards, dtype=np.float64)
         if self.clip_reward:
             rewards = np.sign(rewards)
+        rewards = (rewards * self.reward_scale).astype(np.float32)
         # SB3 keeps the previous observation until after the next step: never hand it a buffer
         # the env may overwrite in place.
         return np.array(obs, copy=True), rewards, dones, infos

@@ -8,15 +8,15 @@ only when ``actors > 0``.
 
 from __future__ import annotations
 
-from benchgen.agent import AgentSpec
+from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig
 
 
-def make_agent(config: RainbowIQNConfig, observation_space, action_space):
+def make_agent(config: RainbowIQNConfig, environment: AgentEnvironment):
     """Factory for the registry: builds :class:`~benchgen_agents.rainbow_iqn.agent.RainbowIQNAgent`."""
     from benchgen_agents.rainbow_iqn.agent import RainbowIQNAgent
 
-    return RainbowIQNAgent(config, observation_space, action_space)
+    return RainbowIQNAgent(config, environment)
 
 
 SPECS = [

@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from benchgen.agent import Agent, TrainingContext
+from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig, check_replay_fits
@@ -159,10 +159,10 @@ class RainbowIQNAgent(IQNCore, Agent):
     """Single-learner Rainbow-IQN; see the module docstring. With ``actors > 0`` its ``learn``
     runs the Ape-X learner of ``apex.py`` instead of its own interaction loop."""
 
-    def __init__(self, config: RainbowIQNConfig, observation_space: gym.Space, action_space: gym.Space):
-        super().__init__(config, observation_space, action_space)
-        self.obs_shape, self.obs_dtype = check_spaces(observation_space, action_space, config)
-        self.num_actions = int(action_space.n)
+    def __init__(self, config: RainbowIQNConfig, environment: AgentEnvironment):
+        super().__init__(config, environment)
+        self.obs_shape, self.obs_dtype = check_spaces(self.observation_space, self.action_space, config)
+        self.num_actions = int(self.action_space.n)
         needed = PrioritizedReplay.estimate_bytes(config.replay_capacity, self.obs_shape, self.obs_dtype, config.frame_stack)
         check_replay_fits(needed, config.replay_capacity, f"observations of shape {self.obs_shape}")
         self.device = pick_device(config.device)
@@ -315,8 +315,9 @@ class RainbowIQNAgent(IQNCore, Agent):
             if isinstance(fps, int):
                 if fps != self.config.frames_per_step:
                     raise UsageError(
-                        f"the environment has {fps} frames per step but frames_per_step="
-                        f"{self.config.frames_per_step}; set frames_per_step={fps}"
+                        f"the environment has {fps} frames per step but the config was resolved for "
+                        f"frames_per_step={self.config.frames_per_step}; build the config for its suite "
+                        f"(frames_per_step={fps})"
                     )
                 break
             layer = getattr(layer, "env", None)

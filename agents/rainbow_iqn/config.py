@@ -11,8 +11,8 @@ Sources (see ``docs`` of the agents spec):
 * **NoisyNet**: Fortunato et al. 2018, "Noisy Networks for Exploration".
 
 Budgets in the papers are emulator frames; the agent counts *agent steps* (one step = one
-transition of one sub-environment = ``frames_per_step`` emulator frames, 4 on Atari and Sonic).
-Frame-denominated settings end in ``_frames`` and are converted to agent steps in
+transition of one sub-environment = ``frames_per_step`` emulator frames, the suite's: 4 on Atari
+and Sonic). Frame-denominated settings end in ``_frames`` and are converted to agent steps in
 ``__post_init__`` (the ``*_steps`` fields, which are derived and cannot be set).
 
 This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
@@ -25,6 +25,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from benchgen.config import from_suite
 from benchgen.errors import UsageError
 
 
@@ -95,9 +96,10 @@ class RainbowIQNConfig:
     max_grad_norm: float = 0.0
     """Clip the gradient's global norm to this value; 0 disables (SABER code and IQN: no
     clipping; the Rainbow PyTorch code SABER started from clipped at 10)."""
-    frames_per_step: int = 4
-    """Emulator frames per agent step, used to convert ``*_frames`` settings to agent steps
-    (Atari action repeat: 4). Must match the environment's ``frames_per_step`` when it has one."""
+    frames_per_step: int = from_suite("frames_per_step", 4)
+    """Emulator frames per agent step, used to convert ``*_frames`` settings to agent steps: the
+    suite's ``frames_per_step``, set from it when a run is resolved (not a setting; 4 = the Atari
+    action repeat for a config built without a suite)."""
     learning_starts_frames: int = 80_000
     """No learning before the replay holds this many frames' worth of transitions (Rainbow:
     80K frames = 20K agent steps)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchgen.agent import AgentSpec
-from benchgen.config import RunConfig, build_dataclass, replace_config, to_dict
+from benchgen.config import RunConfig, build_dataclass, replace_config, suite_values, to_dict
 from benchgen.errors import UsageError
 from benchgen.registry import Registry
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
@@ -84,8 +84,7 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
     """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input."""
     suite = registry.suite(run.suite)
     spec = registry.agent(run.agent)
-    if spec.check_suite is not None:
-        spec.check_suite(suite)
+    spec.check(suite)
     validate_run_config(run, suite)
     split = None
     if run.tasks:
@@ -116,7 +115,8 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
         raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
     defaults = spec.defaults_for(suite)
     agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
-    agent_config = replace_config(agent_config, {**defaults, **agent_overrides}, f"{spec.name} config")
+    agent_config = replace_config(agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)},
+                                  f"{spec.name} config")
     return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints)
 
 

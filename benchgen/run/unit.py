@@ -103,7 +103,7 @@ class UnitEnvFactory(RemoteEnvFactory):
 
     def agent_wrappers(self, env):
         r = self._run()
-        return r.suite.agent_wrappers(env, r.spec.name)
+        return r.suite.agent_wrappers(env, r.spec.needs)
 
 
 def env_tasks(tasks: list[str], num_envs: int) -> list[str]:
@@ -114,16 +114,9 @@ def env_tasks(tasks: list[str], num_envs: int) -> list[str]:
 
 
 def build_agent(r: ResolvedRun, env) -> Agent:
-    """``factory(config, observation_space, action_space)``, plus ``suite=`` for factories that
-    accept it (agents such as JERK that need ``Suite.action_semantics()``)."""
-    import inspect
-
-    try:
-        params = inspect.signature(r.spec.factory).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        params = {}
-    kwargs = {"suite": r.suite} if "suite" in params else {}
-    return r.spec.factory(r.agent_config, env.single_observation_space, env.single_action_space, **kwargs)
+    """``factory(config, environment)`` (``AgentSpec.factory``) for ``env``, the unit's env under
+    the suite's agent wrappers."""
+    return r.spec.factory(r.agent_config, r.spec.environment(r.suite, env))
 
 
 def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
@@ -167,7 +160,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                                      mode="train" if unit.learn else "eval")
         task_done = _TaskProgress(progress, unit)
         recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
-        env = r.suite.agent_wrappers(recorder, r.spec.name)
+        env = r.suite.agent_wrappers(recorder, r.spec.needs)
         try:
             agent = build_agent(r, env)
             _restore(agent, run_dir, unit)

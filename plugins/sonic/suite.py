@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import gymnasium as gym
 
+from benchgen.agent import AgentNeeds
 from benchgen.errors import did_you_mean
 from benchgen.suite import Suite
 from benchgen_sonic.levels import LEVELS, Level, end_offsets_digest
@@ -29,7 +30,6 @@ class SonicSuite(Suite):
     description = "Sonic 1/2/3&K, 58 levels (stable-retro): generalization to unseen levels (Nichol et al. 2018)"
     version = "1"
     budget_unit = "timesteps"
-    frames_per_step = 4
     default_budget = 1_000_000  # the test protocol: 1M timesteps per test level
     default_checkpoints = (250_000, 500_000, 750_000, 1_000_000)
     default_num_envs = 1  # the paper's PPO and Rainbow ran one environment per test level
@@ -44,6 +44,11 @@ class SonicSuite(Suite):
         and a shorter time limit, which then run through exactly the benchmark's code."""
         self.levels = {level.task: level for level in levels}
         self.sonic_protocol = protocol
+
+    @property
+    def frames_per_step(self) -> int:
+        """Emulator frames per timestep: the protocol's frame skip (4)."""
+        return self.sonic_protocol.frame_skip
 
     def tasks(self) -> list[str]:
         return list(self.levels)
@@ -85,16 +90,16 @@ class SonicSuite(Suite):
         for task in dict.fromkeys(tasks):
             self.check_task_available(task)
         # no observation copies: agent_wrappers (always between this env and an agent) turn each
-        # screen into an 84x84 frame of the agent's own before the next step reuses the buffer
+        # screen into an 84x84 frame, or a copy, of the agent's own before the next step reuses it
         return SonicVectorEnv(levels, seed=seed, protocol=self.sonic_protocol, copy_observations=False)
 
-    def agent_wrappers(self, env: gym.vector.VectorEnv, agent: str) -> gym.vector.VectorEnv:
-        """The paper's preprocessing: 7 button combinations (JERK: 10), allow-backtracking
-        reward and PPO's reward scale for learners, 84x84 gray frames stacked 4; see
+    def agent_wrappers(self, env: gym.vector.VectorEnv, needs: AgentNeeds) -> gym.vector.VectorEnv:
+        """The paper's preprocessing: 7 button combinations (10 for agents that need named
+        actions), allow-backtracking reward for learners, 84x84 gray frames stacked 4; see
         :func:`benchgen_sonic.wrappers.agent_wrappers`."""
         from benchgen_sonic.wrappers import agent_wrappers  # imports OpenCV: only when needed
 
-        return agent_wrappers(env, agent)
+        return agent_wrappers(env, needs)
 
     def scorer(self) -> SonicScorer:
         """Per-level mean of all episodes, mean over levels (:class:`~benchgen_sonic.scoring.SonicScorer`)."""
@@ -105,8 +110,8 @@ class SonicSuite(Suite):
         return reference_tables()
 
     def action_semantics(self) -> dict[str, int]:
-        """Indices in JERK's action set (``agent_wrappers(env, "jerk")``); left, right and jump
-        have the same indices in every agent's set."""
+        """Indices in the action set of agents that need named actions (JERK's 10 combinations);
+        left, right and jump have the same indices in every agent's set."""
         from benchgen_sonic.wrappers import ACTION_SEMANTICS
 
         return dict(ACTION_SEMANTICS)

@@ -10,11 +10,13 @@ an ended sub-environment already returns its next episode's first observation, a
   {LEFT, DOWN}, {RIGHT, DOWN}, {DOWN}, {DOWN, B}, {B}.
 * :class:`AllowBacktracking`: reward only increases of the episode's best cumulative reward
   (the maximum x progress), so going back to find another way is not punished (paper, 4.1).
-* :class:`ScaleReward`: PPO's reward scale (0.005 in the paper's PPO hyperparameters).
 * :class:`WarpFrameStack`: 84x84 grayscale frames, the last 4 stacked (``(4, 84, 84)`` uint8,
   channels first like gymnasium's Atari preprocessing).
+* :class:`OwnObservations`: the screens as they are, copied out of the env's shared buffers.
 
-:func:`agent_wrappers` picks them per agent; see :data:`NON_LEARNING_AGENTS`.
+:func:`agent_wrappers` picks them from what an agent declares it needs
+(:class:`benchgen.agent.AgentNeeds`). Per-agent hyperparameters such as PPO's reward scale are
+the agent's own settings, not wrappers.
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ import cv2
 import gymnasium as gym
 import numpy as np
 
+from benchgen.agent import AgentNeeds
 from benchgen_sonic.env import button_mask
 
-#: the action set the paper gave Rainbow and PPO (its agent settings)
+#: the action set the paper gave Rainbow and PPO (its agent settings), and any agent that does not
+#: need named actions
 PAPER_COMBOS: tuple[tuple[str, ...], ...] = (
     ("LEFT",), ("RIGHT",), ("LEFT", "DOWN"), ("RIGHT", "DOWN"), ("DOWN",), ("DOWN", "B"), ("B",),
 )
 
-#: JERK's set: the paper's seven, then the combinations JERK presses (run while jumping, and
-#: the no-op it pads replays with); indices 0-6 mean the same in both sets
+#: JERK's set, given to agents that need named actions: the paper's seven, then the combinations
+#: JERK presses (run while jumping, and the no-op it pads replays with); indices 0-6 mean the same
+#: in both sets
 JERK_COMBOS: tuple[tuple[str, ...], ...] = PAPER_COMBOS + (("RIGHT", "B"), ("LEFT", "B"), ())
 
 #: what ``Suite.action_semantics`` reports: indices into JERK_COMBOS (and, for the first three,
@@ -39,13 +44,6 @@ JERK_COMBOS: tuple[tuple[str, ...], ...] = PAPER_COMBOS + (("RIGHT", "B"), ("LEF
 ACTION_SEMANTICS: dict[str, int] = {
     "left": 0, "right": 1, "jump": 6, "right_jump": 7, "left_jump": 8, "noop": 9,
 }
-
-#: agents that do not learn a value or policy from rewards: they get the raw benchmark reward,
-#: without backtracking shaping (JERK keeps running means in score units; random ignores it)
-NON_LEARNING_AGENTS = frozenset({"jerk", "random"})
-
-#: PPO's reward scale (the paper's PPO hyperparameters)
-PPO_REWARD_SCALE = 0.005
 
 
 def combo_masks(combos: tuple[tuple[str, ...], ...]) -> np.ndarray:
@@ -96,17 +94,6 @@ class AllowBacktracking(gym.vector.VectorWrapper):
         return obs, shaped, terminated, truncated, infos
 
 
-class ScaleReward(gym.vector.VectorRewardWrapper):
-    """Multiply rewards by a constant."""
-
-    def __init__(self, env: gym.vector.VectorEnv, scale: float):
-        super().__init__(env)
-        self.scale = scale
-
-    def rewards(self, rewards):
-        return np.asarray(rewards) * self.scale
-
-
 class WarpFrameStack(gym.vector.VectorWrapper):
     """224x320 RGB -> 84x84 grayscale (area interpolation), last ``stack`` frames stacked."""
 
@@ -145,24 +132,37 @@ class WarpFrameStack(gym.vector.VectorWrapper):
         return final
 
 
-def agent_wrappers(env: gym.vector.VectorEnv, agent: str) -> gym.vector.VectorEnv:
-    """The paper's preprocessing for ``agent`` (see the module docstring).
+class OwnObservations(gym.vector.VectorWrapper):
+    """The suite env's observations unchanged, as arrays of the agent's own: the env hands out
+    its workers' shared screens, valid until the next step (``info["final_obs"]`` are copies)."""
 
-    ============== =============== ================== ============ =============
-    agent          actions         allow backtracking reward scale  frames
-    ============== =============== ================== ============ =============
-    ppo, ppo_*     paper's 7       yes                0.005        84x84 gray x4
-    jerk           7 + 3 for JERK  no                 1            84x84 gray x4
-    random         paper's 7       no                 1            84x84 gray x4
-    any other      paper's 7       yes                1            84x84 gray x4
-    ============== =============== ================== ============ =============
+    def reset(self, *, seed=None, options=None):
+        obs, infos = self.env.reset(seed=seed, options=options)
+        return np.array(obs, copy=True), infos
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        return np.array(obs, copy=True), rewards, terminated, truncated, infos
+
+
+def agent_wrappers(env: gym.vector.VectorEnv, needs: AgentNeeds) -> gym.vector.VectorEnv:
+    """The paper's preprocessing for an agent with ``needs`` (see the module docstring).
+
+    ========================== ================================================
+    need                       answer
+    ========================== ================================================
+    no named actions           the paper's 7 button combinations
+    named actions (JERK)       JERK's 10: the paper's 7 + 3 (ACTION_SEMANTICS)
+    reward "learning"          allow-backtracking (paper, 4.1)
+    reward "benchmark"         the benchmark reward (JERK, random)
+    observations "frames"      84x84 gray, 4 stacked (the paper's agents)
+    observations "native"      the 224x320 RGB screens, copied
+    ========================== ================================================
 
     Rainbow used the raw reward scale (its distributional support was sized for it, Vmax = 200);
-    other learning agents get the same unless they scale rewards themselves.
+    PPO scales rewards by 0.005 itself (its Sonic defaults).
     """
-    env = ButtonCombos(env, JERK_COMBOS if agent == "jerk" else PAPER_COMBOS)
-    if agent not in NON_LEARNING_AGENTS:
+    env = ButtonCombos(env, JERK_COMBOS if needs.actions else PAPER_COMBOS)
+    if needs.reward == "learning":
         env = AllowBacktracking(env)
-    if agent == "ppo" or agent.startswith("ppo_"):
-        env = ScaleReward(env, PPO_REWARD_SCALE)
-    return WarpFrameStack(env)
+    return WarpFrameStack(env) if needs.observations == "frames" else OwnObservations(env)

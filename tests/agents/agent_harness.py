@@ -8,7 +8,12 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from benchgen.agent import TrainingContext
+from benchgen.agent import AgentEnvironment, TrainingContext
+
+
+def environment_of(env: gym.vector.VectorEnv) -> AgentEnvironment:
+    """The :class:`~benchgen.agent.AgentEnvironment` of ``env``'s spaces (no suite facts)."""
+    return AgentEnvironment(env.single_observation_space, env.single_action_space)
 
 
 class CountingEnv(gym.vector.VectorWrapper):

@@ -22,11 +22,12 @@ import numpy as np
 import pytest
 import torch
 
+from benchgen.agent import AgentEnvironment
 from benchgen.errors import UsageError
 from benchgen_agents.ppo.agent import PPOAgent
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.rainbow_iqn import make_agent
-from tests.agents.agent_harness import Context, CountingEnv
+from tests.agents.agent_harness import Context, CountingEnv, environment_of
 from tests.agents.rainbow_iqn.test_rainbow_agent import cartpole, tiny_config
 from tests.conftest import run_cli
 from tests.plugins.platformer_suite import PlatformerVectorEnv
@@ -83,7 +84,7 @@ def test_the_crafted_zip_runs_its_payload_in_sb3s_own_load(tmp_path):
 
 def _toy_ppo() -> tuple[PPOAgent, CountingEnv]:
     env = CountingEnv(ToyVectorEnv(["count-20"] * 2, seed=0))
-    return PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space), env
+    return PPOAgent(PPOConfig(**SMALL), environment_of(env)), env
 
 
 def _ppo_checkpoint(directory: pathlib.Path) -> pathlib.Path:
@@ -169,17 +170,16 @@ def test_ppo_refuses_anything_but_its_own_tensors_and_runs_nothing(tmp_path, dam
 def test_ppo_refuses_a_checkpoint_of_other_spaces_or_another_network(tmp_path):
     ckpt = _ppo_checkpoint(tmp_path / "toy")
     frames = CountingEnv(PlatformerVectorEnv(["walls-30"] * 2, seed=0))  # (4, 84, 84) frames: a CNN
-    cnn = PPOAgent(PPOConfig(**{**SMALL, "n_steps": 8, "batch_size": 16}), frames.single_observation_space,
-                   frames.single_action_space)
+    cnn = PPOAgent(PPOConfig(**{**SMALL, "n_steps": 8, "batch_size": 16}), environment_of(frames))
     with pytest.raises(UsageError, match="policy=MlpPolicy, this unit's config builds one with policy=CnnPolicy"):
         cnn.load(ckpt)
     cnn.learn(frames, Context(frames, budget_steps=8))
     cnn.save(tmp_path / "cnn")
-    narrower = PPOAgent(PPOConfig(**{**SMALL, "features_dim": 64}), frames.single_observation_space,
-                        frames.single_action_space)
+    narrower = PPOAgent(PPOConfig(**{**SMALL, "features_dim": 64}), environment_of(frames))
     with pytest.raises(UsageError, match="set policy=CnnPolicy and features_dim=512 to start from it"):
         narrower.load(tmp_path / "cnn")
-    other_actions = PPOAgent(PPOConfig(**SMALL), gym.spaces.Box(0, 255, (1, 8, 8), np.uint8), gym.spaces.Discrete(5))
+    other_actions = PPOAgent(PPOConfig(**SMALL), AgentEnvironment(gym.spaces.Box(0, 255, (1, 8, 8), np.uint8),
+                                                                  gym.spaces.Discrete(5)))
     with pytest.raises(UsageError, match="same observations and actions"):
         other_actions.load(ckpt)
 
@@ -207,11 +207,11 @@ def test_a_channel_last_checkpoint_acts_without_an_env_as_the_model_does(tmp_pat
     """SB3 transposes channel-last frames (VecTransposeImage); the env-less policy of ``act`` must too."""
     env = CountingEnv(_ChannelLast(PlatformerVectorEnv(["walls-30"] * 2, seed=0)))
     config = PPOConfig(**{**SMALL, "n_steps": 8, "batch_size": 16, "deterministic_eval": True})
-    agent = PPOAgent(config, env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(config, environment_of(env))
     agent.learn(env, Context(env, budget_steps=16))  # 8 steps per sub-environment: no episode ends
     assert agent.model.policy.observation_space.shape == (4, 84, 84)  # SB3 transposed them
     agent.save(tmp_path)
-    loaded = PPOAgent(config, env.single_observation_space, env.single_action_space)
+    loaded = PPOAgent(config, environment_of(env))
     loaded.load(tmp_path)
     obs = np.random.default_rng(0).integers(0, 255, (6, 84, 84, 4), dtype=np.uint8)
     np.testing.assert_array_equal(loaded.act(obs), agent.act(obs))
@@ -222,7 +222,7 @@ SPACES = (gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2))
 
 
 def _rainbow_checkpoint(directory: pathlib.Path) -> pathlib.Path:
-    agent = make_agent(tiny_config(save_replay=True), *SPACES)
+    agent = make_agent(tiny_config(save_replay=True), AgentEnvironment(*SPACES))
     env = cartpole()
     agent.learn(env, Context(env, 80, seed=0))
     agent.save(directory)
@@ -263,7 +263,7 @@ def test_rainbow_refuses_pickles_and_damage_in_one_line(tmp_path, damage, fragme
     marker = tmp_path / "payload-ran"
     damage(ckpt, marker)
     with pytest.raises(UsageError) as excinfo:
-        make_agent(tiny_config(save_replay=True), *SPACES).load(ckpt)
+        make_agent(tiny_config(save_replay=True), AgentEnvironment(*SPACES)).load(ckpt)
     assert_refused(excinfo, marker, fragment)
 
 

@@ -10,8 +10,9 @@ import sqlite3
 import numpy as np
 import pytest
 
+from benchgen.agent import AgentEnvironment
 from benchgen.errors import UsageError
-from benchgen_agents.jerk import JerkAgent, JerkConfig, JerkInstance, Solution, check_semantics
+from benchgen_agents.jerk import SPECS, JerkAgent, JerkConfig, JerkInstance, Solution, check_semantics
 from tests.agents.agent_harness import Context, CountingEnv
 from tests.conftest import run_cli
 from tests.plugins.platformer_suite import SEMANTICS, PlatformerSuite, PlatformerVectorEnv
@@ -126,27 +127,19 @@ def test_ties_go_to_the_most_recent_solution():
 
 
 # -- the agent ---------------------------------------------------------------------------------
-class _Suite:
-    def __init__(self, name, semantics):
-        self.name, self._semantics = name, semantics
-
-    def action_semantics(self):
-        return self._semantics
-
-
 def test_unsupported_suite_is_a_usage_error():
     space = PlatformerVectorEnv(["walls-30"], 0).single_action_space
     with pytest.raises(UsageError, match="^jerk is not supported on suite toy: it does not declare right/left/jump actions$"):
-        JerkAgent(JerkConfig(), None, space, suite=_Suite("toy", None))
+        JerkAgent(JerkConfig(), AgentEnvironment(None, space, suite="toy"))
     with pytest.raises(UsageError, match="outside the agent's action space"):
-        check_semantics(_Suite("big", {**SEMANTICS, "noop": 17}), space)
+        check_semantics(AgentEnvironment(None, space, action_semantics={**SEMANTICS, "noop": 17}, suite="big"))
     with pytest.raises(UsageError, match="lack"):
-        check_semantics(_Suite("partial", {"right": 1, "left": 2}), space)
+        check_semantics(AgentEnvironment(None, space, action_semantics={"right": 1, "left": 2}, suite="partial"))
 
 
 def test_agent_runs_independent_instances_and_improves(tmp_path):
     env = CountingEnv(PlatformerVectorEnv(["walls-30"] * 2, seed=0))
-    agent = JerkAgent(JerkConfig(), env.single_observation_space, env.single_action_space, suite=PlatformerSuite())
+    agent = JerkAgent(JerkConfig(), SPECS[0].environment(PlatformerSuite(), env))
     ctx = Context(env, budget_steps=2 * 6000, seed=3)
     agent.learn(env, ctx)
     assert env.steps_done == 12000 and ctx.checkpoint_calls == 6000
@@ -158,7 +151,7 @@ def test_agent_runs_independent_instances_and_improves(tmp_path):
     assert max(len(s.rewards) for s in first.solutions) > 5
 
     agent.save(tmp_path)
-    restored = JerkAgent(JerkConfig(), env.single_observation_space, env.single_action_space, suite=PlatformerSuite())
+    restored = JerkAgent(JerkConfig(), SPECS[0].environment(PlatformerSuite(), env))
     restored.load(tmp_path)
     env2 = CountingEnv(PlatformerVectorEnv(["walls-30"] * 2, seed=1), steps_done=12000)
     restored.learn(env2, Context(env2, budget_steps=12300))
@@ -171,7 +164,7 @@ def test_agent_runs_independent_instances_and_improves(tmp_path):
 
 def test_act_runs_right_with_random_jumps():
     space = PlatformerVectorEnv(["walls-30"], 0).single_action_space
-    agent = JerkAgent(JerkConfig(jump_prob=0.5), None, space, suite=PlatformerSuite())
+    agent = JerkAgent(JerkConfig(jump_prob=0.5), AgentEnvironment(None, space, action_semantics=SEMANTICS))
     actions = agent.act(np.zeros((200, 4, 84, 84), np.uint8))
     assert set(actions.tolist()) == {RIGHT, RIGHT_JUMP}
 

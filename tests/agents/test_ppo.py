@@ -12,12 +12,13 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from benchgen.agent import AgentEnvironment
 from benchgen.errors import UsageError
 from benchgen_agents.ppo import SPECS, load_suite_defaults
 from benchgen_agents.ppo.agent import PPOAgent, choose_policy
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
-from tests.agents.agent_harness import Context, CountingEnv
+from tests.agents.agent_harness import Context, CountingEnv, environment_of
 from tests.conftest import run_cli
 from tests.plugins.platformer_suite import PlatformerVectorEnv
 from tests.plugins.toy_suite import ToyVectorEnv
@@ -87,7 +88,7 @@ def test_policy_choice_and_channel_first_frames_are_not_transposed():
     with pytest.raises(UsageError, match="CnnPolicy needs"):
         choose_policy("CnnPolicy", gym.spaces.Box(0, 255, (1, 8, 8), np.uint8))
     env = CountingEnv(PlatformerVectorEnv(["walls-30"] * 2, seed=0))
-    agent = PPOAgent(PPOConfig(n_steps=8, batch_size=16), env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(PPOConfig(n_steps=8, batch_size=16), environment_of(env))
     agent.learn(env, Context(env, budget_steps=16))
     from stable_baselines3.common.torch_layers import NatureCNN
     from stable_baselines3.common.vec_env import VecTransposeImage
@@ -122,7 +123,7 @@ def test_config_fails_fast():
 # -- learn: budget, checkpoints, logging, schedules -------------------------------------------
 def test_learn_stops_at_the_budget_and_checkpoints_every_step():
     env = CountingEnv(ToyVectorEnv(["count-20"] * 4, seed=0))
-    agent = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(PPOConfig(**SMALL), environment_of(env))
     ctx = Context(env, budget_steps=1000)
     agent.learn(env, ctx)
     assert env.steps_done == 1000  # exactly: not rounded up to a whole rollout (32 x 4 = 128)
@@ -135,14 +136,14 @@ def test_learn_stops_at_the_budget_and_checkpoints_every_step():
 
 def test_save_load_continues_where_it_stopped(tmp_path):
     env = CountingEnv(ToyVectorEnv(["count-20"] * 4, seed=0))
-    agent = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(PPOConfig(**SMALL), environment_of(env))
     agent.learn(env, Context(env, budget_steps=512))
     agent.save(tmp_path)
     assert (tmp_path / "ppo.pt").is_file()
     assert json.loads((tmp_path / "ppo_agent.json").read_text())["num_timesteps"] == 512
     obs = np.zeros((4, 1, 8, 8), np.uint8)
 
-    resumed = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
+    resumed = PPOAgent(PPOConfig(**SMALL), environment_of(env))
     resumed.load(tmp_path)
     np.testing.assert_array_equal(resumed.act(obs), agent.act(obs))  # predict-only policy from the checkpoint
     env2 = CountingEnv(ToyVectorEnv(["count-20"] * 4, seed=1), steps_done=512)
@@ -154,7 +155,7 @@ def test_save_load_continues_where_it_stopped(tmp_path):
 
     # a checkpoint fine-tuned with another number of sub-environments (joint -> one test task)
     single = CountingEnv(ToyVectorEnv(["count-80"], seed=2))
-    finetune = PPOAgent(PPOConfig(**SMALL), single.single_observation_space, single.single_action_space)
+    finetune = PPOAgent(PPOConfig(**SMALL), environment_of(single))
     finetune.load(tmp_path)
     finetune.learn(single, Context(single, budget_steps=64))
     assert finetune.model.n_envs == 1 and finetune.model.num_timesteps == 64
@@ -165,19 +166,19 @@ def test_greedy_act_samples_unless_deterministic_eval():
     obs = np.zeros((256, 1, 8, 8), np.uint8)
     for deterministic, distinct in ((False, 3), (True, 1)):
         config = PPOConfig(**{**SMALL, "deterministic_eval": deterministic})
-        agent = PPOAgent(config, env.single_observation_space, env.single_action_space)
+        agent = PPOAgent(config, environment_of(env))
         agent.learn(env, Context(env, budget_steps=env.steps_done + 2))  # an untrained, near-uniform policy
         assert len(set(agent.act(obs, greedy=True).tolist())) == distinct
 
 
 def test_finetuning_starts_a_fresh_adam_state_a_resume_keeps_it(tmp_path):
     env = CountingEnv(ToyVectorEnv(["count-20"] * 4, seed=0))
-    agent = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(PPOConfig(**SMALL), environment_of(env))
     agent.learn(env, Context(env, budget_steps=256))
     agent.save(tmp_path)
     (tmp_path / "checkpoint.json").write_text(json.dumps({"unit": "joint-pair-s0", "agent": "ppo_joint"}))
     for unit, adam_state in (("joint-pair-s0", True), ("finetune-count-80-s0", False)):
-        other = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
+        other = PPOAgent(PPOConfig(**SMALL), environment_of(env))
         other.load(tmp_path)
         fresh = CountingEnv(ToyVectorEnv(["count-80"] * 4, seed=3))
         other.learn(fresh, Context(fresh, budget_steps=64, unit_dir=tmp_path / unit))  # < 1 rollout: no update
@@ -188,7 +189,7 @@ def test_finetuning_starts_a_fresh_adam_state_a_resume_keeps_it(tmp_path):
 
 def test_load_refuses_another_agents_checkpoint(tmp_path):
     (tmp_path / "checkpoint.json").write_text(json.dumps({"agent": "jerk"}))
-    agent = PPOAgent(PPOConfig(), gym.spaces.Box(0, 255, (1, 8, 8), np.uint8), gym.spaces.Discrete(3))
+    agent = PPOAgent(PPOConfig(), AgentEnvironment(gym.spaces.Box(0, 255, (1, 8, 8), np.uint8), gym.spaces.Discrete(3)))
     with pytest.raises(UsageError, match="written by agent 'jerk'"):
         agent.load(tmp_path)
 
@@ -198,7 +199,7 @@ def test_ppo_learns_toy_task_quickly():
     """count-20: action 2 earns reward with p = 0.8 per step; random play scores about 9."""
     start = time.process_time()  # CPU seconds: robust to a busy machine
     env = CountingEnv(ToyVectorEnv(["count-20"] * 8, seed=1))
-    agent = PPOAgent(PPOConfig(**SMALL), env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(PPOConfig(**SMALL), environment_of(env))
     agent.learn(env, Context(env, budget_steps=8000))
     evaluation = CountingEnv(ToyVectorEnv(["count-20"] * 8, seed=2))
     obs, _ = evaluation.reset()
@@ -215,7 +216,7 @@ def test_ppo_learns_cartpole_quickly():
     env = CountingEnv(_cartpole(8))
     config = PPOConfig(n_steps=32, batch_size=256, n_epochs=20, learning_rate=1e-3, clip_range=0.2, ent_coef=0.0,
                        gamma=0.98, gae_lambda=0.8, clip_reward=False, torch_threads=1)  # RL Zoo's CartPole-v1
-    agent = PPOAgent(config, env.single_observation_space, env.single_action_space)
+    agent = PPOAgent(config, environment_of(env))
     agent.learn(env, Context(env, budget_steps=40_000))
     assert np.mean(env.returns[:20]) < 40  # random play: about 22
     assert np.mean(env.returns[-20:]) >= 150

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from benchgen_agents.random_agent import RandomAgent, RandomConfig
-from tests.agents.agent_harness import Context, CountingEnv
+from tests.agents.agent_harness import Context, CountingEnv, environment_of
 from tests.plugins.toy_suite import ToyVectorEnv
 
 
@@ -23,7 +23,7 @@ class ResetSeeds(gym.vector.VectorWrapper):
 
 def _learn(steps_done: int, budget: int) -> tuple[list, list[float]]:
     env = CountingEnv(ResetSeeds(ToyVectorEnv(["count-20"] * 2, seed=0)), steps_done=steps_done)
-    agent = RandomAgent(RandomConfig(), env.single_observation_space, env.single_action_space)
+    agent = RandomAgent(RandomConfig(), environment_of(env))
     agent.learn(env, Context(env, budget_steps=budget, seed=7))
     return env.env.seeds, env.returns
 
@@ -37,6 +37,6 @@ def test_fresh_unit_resets_with_its_seed_and_a_resumed_one_with_another():
 
 def test_learn_spends_exactly_the_budget():
     env = CountingEnv(ToyVectorEnv(["count-20"] * 2, seed=0))
-    agent = RandomAgent(RandomConfig(), env.single_observation_space, env.single_action_space)
+    agent = RandomAgent(RandomConfig(), environment_of(env))
     agent.learn(env, Context(env, budget_steps=100, seed=7))
     assert env.steps_done == 100 and env.returns

@@ -7,13 +7,20 @@ import os
 import numpy as np
 import pytest
 
+import benchgen_agents
+from benchgen.agent import AgentNeeds
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.suite import EpisodeEnd
 from benchgen_sonic.env import EPISODE_INFO_KEY, button_mask
 from benchgen_sonic.protocol import SonicProtocol
 from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.testing import airstriker_level
+from benchgen_agents.ppo.config import PPOConfig
+from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from benchgen_sonic.wrappers import ACTION_SEMANTICS, JERK_COMBOS, PAPER_COMBOS, combo_masks
+
+#: the first-party agents by name
+AGENTS = {spec.name: spec for spec in benchgen_agents.benchgen_agents()}
 
 RIGHT, NOOP = button_mask("RIGHT"), button_mask()  # the suite's Discrete(4096) actions
 
@@ -102,22 +109,26 @@ def steady_vec():
 
 
 def test_agent_wrappers_for_ppo(steady_vec, suite):
-    env = suite.agent_wrappers(steady_vec, "ppo")
+    ppo = AGENTS["ppo"]
+    env = suite.agent_wrappers(steady_vec, ppo.needs)
     assert env.single_action_space.n == 7
     assert env.single_observation_space.shape == (4, 84, 84)
-    obs, _ = env.reset(seed=0)
+    config = PPOConfig(**ppo.defaults_for(suite))
+    learning = BenchgenVecEnv(env, clip_reward=config.clip_reward, reward_scale=config.reward_scale)  # PPO's view
+    learning.seed(0)
+    obs = learning.reset()
     assert obs.shape == (2, 4, 84, 84) and obs.dtype == np.uint8
     assert all(np.array_equal(obs[i, 0], obs[i, 3]) for i in range(2))  # stack starts with copies
     right = PAPER_COMBOS.index(("RIGHT",))
     left = PAPER_COMBOS.index(("LEFT",))
     # RIGHT twice (+1800 each), LEFT (-1800: shaped to 0), RIGHT (back to the max: 0), RIGHT (+1800)
     seq = [right, right, left, right, right]
-    shaped = [env.step(np.array([a, a]))[1][0] for a in seq]
+    shaped = [learning.step(np.array([a, a]))[1][0] for a in seq]
     assert shaped == pytest.approx([9.0, 9.0, 0.0, 0.0, 9.0])  # 1800 * 0.005
 
 
 def test_agent_wrappers_final_obs_is_a_stack(vec, suite):
-    env = suite.agent_wrappers(vec, "random")
+    env = suite.agent_wrappers(vec, AGENTS["random"].needs)
     env.reset(seed=0)
     right = PAPER_COMBOS.index(("RIGHT",))
     for t in range(5):
@@ -129,7 +140,7 @@ def test_agent_wrappers_final_obs_is_a_stack(vec, suite):
 
 
 def test_jerk_gets_its_combinations_and_raw_reward(vec, suite):
-    env = suite.agent_wrappers(vec, "jerk")
+    env = suite.agent_wrappers(vec, AGENTS["jerk"].needs)
     sem = suite.action_semantics()
     assert sem == ACTION_SEMANTICS and env.single_action_space.n == len(JERK_COMBOS)
     masks = combo_masks(JERK_COMBOS)
@@ -158,7 +169,7 @@ def test_make_env_while_this_process_owns_an_emulator(level_env, suite):
 def test_agents_keep_their_observations_across_steps(steady_vec, suite):
     """The suite hands screens over in shared memory without copying; what an agent receives
     (through the agent wrappers) must still be its own after the next step."""
-    env = suite.agent_wrappers(steady_vec, "ppo")
+    env = suite.agent_wrappers(steady_vec, AGENTS["ppo"].needs)
     first, _ = env.reset(seed=0)
     kept, snapshots = [first], [first.copy()]
     right = PAPER_COMBOS.index(("RIGHT",))
@@ -169,6 +180,19 @@ def test_agents_keep_their_observations_across_steps(steady_vec, suite):
     assert not np.array_equal(snapshots[0], snapshots[-1])  # the ship moved: frames differ
     for obs, snapshot in zip(kept, snapshots):
         assert np.array_equal(obs, snapshot)
+
+
+def test_an_agent_asking_for_native_observations_keeps_its_screens(steady_vec, suite):
+    """The 224x320 RGB screens themselves, as arrays of the agent's own (the env's are shared
+    buffers that the next step overwrites)."""
+    env = suite.agent_wrappers(steady_vec, AgentNeeds(observations="native"))
+    first, _ = env.reset(seed=0)
+    snapshot = first.copy()
+    right = PAPER_COMBOS.index(("RIGHT",))
+    for _ in range(4):
+        obs = env.step(np.array([right, right]))[0]
+    assert first.shape == (2, 224, 320, 3) and np.array_equal(first, snapshot)
+    assert not np.array_equal(obs, snapshot)  # the ship moved
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 usable CPUs")

@@ -7,13 +7,22 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+import benchgen_agents
+from benchgen.agent import AgentNeeds
+from benchgen_agents.ppo.config import PPOConfig
+from benchgen_agents.ppo.vec_env import BenchgenVecEnv
+from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.wrappers import (
+    JERK_COMBOS,
     PAPER_COMBOS,
     AllowBacktracking,
     ButtonCombos,
-    ScaleReward,
     WarpFrameStack,
+    agent_wrappers,
 )
+
+#: the first-party agents by name
+AGENTS = {spec.name: spec for spec in benchgen_agents.benchgen_agents()}
 
 
 class Scripted(gym.vector.VectorEnv):
@@ -68,7 +77,8 @@ def test_allow_backtracking_rewards_only_new_maxima_and_restarts_each_episode():
 
 
 def test_scale_reward():
-    env = ScaleReward(Scripted([[200, -400]], [[0, 0]]), 0.005)
+    """PPO's reward scale (its Sonic setting), applied by its own env adapter."""
+    env = BenchgenVecEnv(Scripted([[200, -400]], [[0, 0]]), reward_scale=0.005)
     env.reset()
     assert env.step(None)[1].tolist() == [1.0, -2.0]
 
@@ -103,16 +113,42 @@ def test_warp_frame_stack_keeps_the_last_four_frames_in_order():
     assert np.array_equal(obs[0, 3], warp(inner.frames[3][0]))  # env 0 just keeps stacking
 
 
+def learned_rewards(spec, env, actions):
+    """The rewards the agent of ``spec`` learns from after one step of ``env`` (the suite's
+    wrappers for its needs): PPO agents scale them in their env adapter, by their Sonic
+    defaults; the others take them as they are."""
+    if spec.config_class is PPOConfig:
+        config = PPOConfig(**spec.defaults_for(SonicSuite()))
+        env = BenchgenVecEnv(env, clip_reward=config.clip_reward, reward_scale=config.reward_scale)
+    env.reset()
+    return env.step(actions)[1]
+
+
 @pytest.mark.parametrize("agent,n,scaled,backtracking", [
     ("ppo", 7, True, True), ("ppo_joint", 7, True, True), ("rainbow_iqn", 7, False, True),
     ("jerk", 10, False, False), ("random", 7, False, False),
 ])
 def test_wrappers_per_agent(agent, n, scaled, backtracking):
-    from benchgen_sonic.wrappers import agent_wrappers
-
-    env = agent_wrappers(Scripted([[100, -100]], [[0, 0]]), agent)
-    env.reset()
+    env = agent_wrappers(Scripted([[100, -100]], [[0, 0]]), AGENTS[agent].needs)
     assert env.single_action_space.n == n
-    rewards = env.step(np.zeros(2, int))[1]
+    rewards = learned_rewards(AGENTS[agent], env, np.zeros(2, int))
     expected = np.array([100.0, 0.0 if backtracking else -100.0]) * (0.005 if scaled else 1.0)
     assert rewards.tolist() == pytest.approx(expected.tolist())
+
+
+def test_needs_not_names_choose_the_wrappers():
+    """An agent no suite knows gets what it declares: named actions and the benchmark reward,
+    the learning reward by default, the screens themselves (copied) when it asks for them."""
+    named = agent_wrappers(Scripted([[100, -100]], [[0, 0]]), AgentNeeds(reward="benchmark", actions=("right", "noop")))
+    named.reset()
+    assert named.single_action_space.n == len(JERK_COMBOS)
+    assert named.step(np.zeros(2, int))[1].tolist() == [100.0, -100.0]
+    learner = agent_wrappers(Scripted([[100, -100]], [[0, 0]]), AgentNeeds())
+    learner.reset()
+    assert learner.single_action_space.n == len(PAPER_COMBOS)
+    assert learner.step(np.zeros(2, int))[1].tolist() == [100.0, 0.0]  # allow-backtracking
+    inner = Scripted([[0, 0]], [[0, 0]])
+    native = agent_wrappers(inner, AgentNeeds(observations="native"))
+    obs, _ = native.reset()
+    assert native.single_observation_space.shape == (224, 320, 3)
+    assert np.array_equal(obs, inner.frames[0]) and not np.shares_memory(obs, inner.frames[0])

@@ -20,6 +20,7 @@ from benchgen.errors import UsageError
 from benchgen.remote import EpisodeInbox
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
+from tests.agents.agent_harness import environment_of
 from tests.conftest import REPO, cli_env, run_cli
 from tests.plugins.vector_suite import SUITE, ChainEnvFactory
 
@@ -95,7 +96,7 @@ def learner(config: RainbowIQNConfig, budget_steps: int):
     from benchgen_agents.rainbow_iqn.apex import ApexLearner
 
     env = SUITE.make_env(["chain-8"], 0)
-    agent = make_agent(config, env.single_observation_space, env.single_action_space)
+    agent = make_agent(config, environment_of(env))
     agent._build(0)
     agent.counters["seeded"] = True
     ctx = ApexContext(budget_steps)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from benchgen.agent import AgentEnvironment
 from benchgen.errors import UsageError
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 from tests.agents.agent_harness import Context, CountingEnv
@@ -60,21 +61,22 @@ BOX_IMAGES = gym.spaces.Box(0, 255, (4, 84, 84), np.uint8)
 )
 def test_unsupported_spaces_are_usage_errors_before_training(obs_space, act_space, match):
     with pytest.raises(UsageError, match=match):
-        make_agent(tiny_config(), obs_space, act_space)
+        make_agent(tiny_config(), AgentEnvironment(obs_space, act_space))
 
 
 def test_pixel_and_vector_torsos_are_chosen_from_the_space():
-    pixels = make_agent(tiny_config(), BOX_IMAGES, gym.spaces.Discrete(18))
+    pixels = make_agent(tiny_config(), AgentEnvironment(BOX_IMAGES, gym.spaces.Discrete(18)))
     assert isinstance(pixels.online.torso[0], torch.nn.Conv2d)
     assert pixels.online.torso(torch.zeros(1, 4, 84, 84)).shape == (1, 3136)  # Nature CNN
-    vector = make_agent(tiny_config(), gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2))
+    vector = make_agent(tiny_config(), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
+                                                        gym.spaces.Discrete(2)))
     assert isinstance(vector.online.torso[0], torch.nn.Linear)
     out = pixels.online(torch.zeros(3, 4, 84, 84, dtype=torch.uint8), torch.rand(3, 5))
     assert out.shape == (3, 5, 18)
 
 
 def test_env_with_other_frames_per_step_or_autoreset_is_refused():
-    agent = make_agent(tiny_config(), gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2))
+    agent = make_agent(tiny_config(), AgentEnvironment(gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2)))
     env = cartpole()
     env.frames_per_step = 4  # as a suite env would declare it
     with pytest.raises(UsageError, match="frames_per_step=4"):
@@ -101,7 +103,8 @@ class StubNet(torch.nn.Module):
 
 @pytest.mark.parametrize("double_q, bootstrap", [(True, 5.0), (False, 10.0)])
 def test_double_q_selects_with_online_and_evaluates_with_target(double_q, bootstrap):
-    agent = make_agent(tiny_config(double_q=double_q), gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2))
+    agent = make_agent(tiny_config(double_q=double_q), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
+                                                                        gym.spaces.Discrete(2)))
     agent.online = StubNet([1.0, 0.0])  # the online net prefers action 0 ...
     agent.target = StubNet([5.0, 10.0])  # ... the target net action 1
     targets = agent.target_quantiles(torch.zeros(3, 4), torch.tensor([1.0, 0.0, 2.0]), torch.tensor([0.5, 0.0, 0.25]))
@@ -117,7 +120,8 @@ def test_bootstrap_action_uses_the_mean_over_quantiles():
             q1 = torch.where(taus > 0.9, torch.full_like(taus, 100.0), torch.full_like(taus, -50.0))
             return torch.stack([q0, q1], dim=-1)
 
-    agent = make_agent(tiny_config(num_quantile_samples=256), gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2))
+    agent = make_agent(tiny_config(num_quantile_samples=256), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
+                                                                               gym.spaces.Discrete(2)))
     agent.online = Spread([0.0, 0.0])
     agent.target = StubNet([7.0, -7.0])
     targets = agent.target_quantiles(torch.zeros(4, 4), torch.zeros(4), torch.ones(4))
@@ -126,7 +130,8 @@ def test_bootstrap_action_uses_the_mean_over_quantiles():
 
 # -- acting ---------------------------------------------------------------------------------------
 def test_greedy_acting_ignores_noise_and_restores_it():
-    agent = make_agent(tiny_config(noisy_sigma0=5.0), gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(3))
+    agent = make_agent(tiny_config(noisy_sigma0=5.0), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
+                                                                       gym.spaces.Discrete(3)))
     obs = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
     state = agent.generator.get_state()
     first = agent.act(obs, greedy=True)
@@ -138,7 +143,8 @@ def test_greedy_acting_ignores_noise_and_restores_it():
 
 
 def test_bfloat16_precision_learns_with_float32_losses():
-    agent = make_agent(tiny_config(precision="bfloat16"), gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2))
+    agent = make_agent(tiny_config(precision="bfloat16"), AgentEnvironment(gym.spaces.Box(-5, 5, (4,), np.float32),
+                                                                           gym.spaces.Discrete(2)))
     env = cartpole()
     ctx = Context(env, 200, seed=0)
     agent.learn(env, ctx)
@@ -157,7 +163,7 @@ def params(agent):
 def test_save_load_round_trip_continues_identically(tmp_path):
     spaces = (gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2))
     cfg = tiny_config(save_replay=True)
-    first = make_agent(cfg, *spaces)
+    first = make_agent(cfg, AgentEnvironment(*spaces))
     env = cartpole()
     first.learn(env, Context(env, 300, seed=3))
     assert first.counters["updates"] > 50
@@ -165,7 +171,7 @@ def test_save_load_round_trip_continues_identically(tmp_path):
 
     env_a = cartpole(steps_done=300)
     first.learn(env_a, Context(env_a, 600, seed=3))  # the original continues...
-    second = make_agent(cfg, *spaces)
+    second = make_agent(cfg, AgentEnvironment(*spaces))
     second.load(tmp_path)
     env_b = cartpole(steps_done=300)
     second.learn(env_b, Context(env_b, 600, seed=3))  # ... and so does its restored copy
@@ -180,12 +186,12 @@ def test_save_load_round_trip_continues_identically(tmp_path):
 
 def test_without_saved_replay_learning_waits_for_a_refill(tmp_path):
     spaces = (gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2))
-    agent = make_agent(tiny_config(), *spaces)
+    agent = make_agent(tiny_config(), AgentEnvironment(*spaces))
     env = cartpole()
     agent.learn(env, Context(env, 200, seed=1))
     agent.save(tmp_path)
     assert not (tmp_path / "replay").exists()
-    restored = make_agent(tiny_config(), *spaces)
+    restored = make_agent(tiny_config(), AgentEnvironment(*spaces))
     restored.load(tmp_path)
     assert restored.replay is None and restored.counters == agent.counters
     updates = restored.counters["updates"]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+import benchgen
+from benchgen.agent import AgentEnvironment
 from benchgen.config import field_docs
 from benchgen.errors import UsageError
 from benchgen_agents.rainbow_iqn import SPECS, RainbowIQNConfig
@@ -62,4 +65,20 @@ def test_factory_refuses_a_replay_larger_than_memory():
     cfg = RainbowIQNConfig(replay_capacity=10**12)
     space = gym.spaces.Box(0, 255, (4, 84, 84), np.uint8)
     with pytest.raises(UsageError, match="GiB"):
-        SPECS[0].factory(cfg, space, gym.spaces.Discrete(4))
+        SPECS[0].factory(cfg, AgentEnvironment(space, gym.spaces.Discrete(4)))
+
+
+def test_frames_per_step_comes_from_the_suite_and_is_not_a_setting():
+    from benchgen.config import RunConfig, split_overrides
+    from benchgen.run.plan import resolve
+    from benchgen.testing import build_registry
+    from tests.plugins import toy_suite
+
+    for key in ("frames_per_step", "agent.frames_per_step"):
+        with pytest.raises(UsageError, match=f"^{key} is set from the suite, not by --config/--set; remove it$"):
+            split_overrides({key: 4}, RainbowIQNConfig, "--config/--set")
+    one_frame = type("OneFrameSuite", (toy_suite.ToySuite,), {"name": "toy1", "frames_per_step": 1})()
+    registry = build_registry(SimpleNamespace(benchgen_suites=benchgen.hookimpl(lambda: [one_frame])))
+    run = RunConfig(suite="toy1", agent="rainbow_iqn", tasks=["count-20"])
+    config = resolve(registry, run, {"learning_starts_frames": 500}).agent_config
+    assert (config.frames_per_step, config.learning_starts_steps) == (1, 500)

@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
-from tests.agents.agent_harness import Context, CountingEnv
+from tests.agents.agent_harness import Context, CountingEnv, environment_of
 
 BUDGET = 10_000
 STOP_AT = 120.0
@@ -50,7 +50,7 @@ def test_cartpole_reaches_a_clearly_better_than_random_return():
         cosine_embedding_dim=32, frames_per_step=1, learning_starts_frames=500, update_period_steps=1,
         target_update_frames=500, replay_capacity=20_000, learning_rate=1e-3, device="cpu", torch_threads=1, log_every_updates=500,
     )
-    agent = make_agent(cfg, env.single_observation_space, env.single_action_space)
+    agent = make_agent(cfg, environment_of(env))
     ctx = EarlyStopContext(env, BUDGET, seed=SEED)
     start = time.perf_counter()
     agent.learn(env, ctx)
