@@ -71,6 +71,11 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("suite", nargs="?")
     p.set_defaults(func=cmd_list)
 
+    p = sub.add_parser("settings", help="every setting of a run and of AGENT (for --set and --config), with defaults")
+    p.add_argument("agent")
+    p.add_argument("--suite", help="show AGENT's defaults on this suite (its per-suite defaults applied)")
+    p.set_defaults(func=cmd_settings)
+
     p = sub.add_parser("plugins", help="installed plugins, their distributions and versions")
     p.set_defaults(func=cmd_plugins)
 
@@ -211,6 +216,19 @@ def cmd_list(args) -> int:
     return 0
 
 
+def cmd_settings(args) -> int:
+    from benchgen.config import RunConfig, settings_table
+
+    spec = args.registry.agent(args.agent)
+    defaults = spec.defaults_for(args.registry.suite(args.suite)) if args.suite else {}
+    print("run settings (--set run.KEY=VALUE, or KEY=VALUE when unambiguous):")
+    print(settings_table(RunConfig))
+    where = f" on {args.suite}" if args.suite else ""
+    print(f"\n{spec.name} settings{where} (--set agent.KEY=VALUE, or KEY=VALUE):")
+    print(settings_table(spec.config_class, defaults))
+    return 0
+
+
 def _availability(suite, task) -> str:
     try:
         suite.check_task_available(task)
@@ -228,7 +246,8 @@ def _run_config(args, registry):
     if args.config:
         overrides.update(load_config_file(args.config))
     overrides.update(parse_set_pairs(args.set_pairs))
-    run_over, agent_over = split_overrides(overrides, spec.config_class, "--config/--set")
+    run_over, agent_over = split_overrides(overrides, spec.config_class, "--config/--set",
+                                           listed_by=f"benchgen settings {spec.name} --suite {suite.name}")
     run_over.update(suite=suite.name, agent=spec.name)
     if args.tasks is not None:
         run_over["tasks"] = args.tasks

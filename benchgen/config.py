@@ -199,8 +199,10 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     return flat
 
 
-def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: str) -> tuple[dict, dict]:
-    """Route each key to the run config or the agent config; unknown keys are errors."""
+def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: str,
+                    listed_by: str = "benchgen settings AGENT") -> tuple[dict, dict]:
+    """Route each key to the run config or the agent config; unknown keys are errors, which name
+    the command that lists the settings (``listed_by``)."""
     # Derived fields (init=False, computed in __post_init__) and the suite's values are not settings.
     from_suite_fields = {f.name for f in dataclasses.fields(agent_config_class) if FROM_SUITE in f.metadata}
     run_fields = {f.name for f in dataclasses.fields(RunConfig) if f.init}
@@ -220,9 +222,9 @@ def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: 
         elif key in run_fields:
             target, fields, bare = run_over, run_fields, key
         else:
-            raise did_you_mean(f"config key in {where}", key, run_fields | agent_fields)
+            raise did_you_mean(f"config key in {where}", key, run_fields | agent_fields, listed_by=listed_by)
         if bare not in fields:
-            raise did_you_mean(f"{scope} config key in {where}", bare, fields)
+            raise did_you_mean(f"{scope} config key in {where}", bare, fields, listed_by=listed_by)
         target[bare] = value
     return run_over, agent_over
 
@@ -252,3 +254,23 @@ def replace_config(config: Any, values: dict[str, Any], where: str) -> Any:
 def to_dict(config: Any) -> dict[str, Any]:
     """JSON-ready dict of a dataclass config (init fields and derived fields alike)."""
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+
+
+def settings_table(config_class: type, defaults: dict[str, Any] | None = None) -> str:
+    """The settable fields of a config dataclass, one per line: name, default (``defaults``
+    override the class's), and the field's docstring (``benchgen settings``)."""
+    docs = field_docs(config_class)
+    lines = []
+    for f in dataclasses.fields(config_class):
+        if not f.init or FROM_SUITE in f.metadata:
+            continue
+        if defaults and f.name in defaults:
+            value = defaults[f.name]
+        elif f.default is not dataclasses.MISSING:
+            value = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            value = f.default_factory()
+        else:
+            value = "(required)"
+        lines.append(f"  {f.name:24} {str(value):14} {docs.get(f.name, '')}")
+    return "\n".join(lines)

@@ -16,8 +16,10 @@ class PluginError(UsageError):
     """A plugin failed to load or implements an unknown hook."""
 
 
-def did_you_mean(kind: str, name: str, choices: Iterable[str], hint: str = "") -> UsageError:
-    """Build the standard 'unknown X' error with a difflib suggestion.
+def did_you_mean(kind: str, name: str, choices: Iterable[str], hint: str = "",
+                 listed_by: str = "benchgen list") -> UsageError:
+    """Build the standard 'unknown X' error with a difflib suggestion; a long list of choices is
+    not printed but named by the command that lists it (``listed_by``).
 
     >>> str(did_you_mean("suite", "pong_sute", ["pong_suite", "maze"]))
     "unknown suite 'pong_sute'; did you mean 'pong_suite'? (known: maze, pong_suite)"
@@ -30,7 +32,7 @@ def did_you_mean(kind: str, name: str, choices: Iterable[str], hint: str = "") -
     if len(choices) <= 12:
         msg += f" (known: {', '.join(choices) if choices else 'none'})"
     else:
-        msg += f" ({len(choices)} known; list them with `benchgen list`)"
+        msg += f" ({len(choices)} known; list them with `{listed_by}`)"
     if hint:
         msg += f" {hint}"
     return UsageError(msg)

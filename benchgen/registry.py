@@ -178,7 +178,7 @@ class Registry:
         out = []
         for task in tasks:
             if task not in known:
-                raise did_you_mean(f"task of suite '{suite.name}'", task, known)
+                raise did_you_mean(f"task of suite '{suite.name}'", task, known, listed_by=f"benchgen list {suite.name}")
             out.append(task)
         return out
 

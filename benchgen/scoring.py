@@ -223,6 +223,8 @@ def _parse_score(text: str, where: str) -> float:
         raise UsageError(f"{where}: score '{text}' is not a number (use 'inf' for infinite gameplay)")
     if math.isnan(value):
         raise UsageError(f"{where}: score is NaN; give a number or 'inf'")
+    if math.isinf(value):  # '-inf', or a number too large for a float such as 1e400
+        raise UsageError(f"{where}: score '{text}' is not a finite number; only 'inf' means infinite gameplay")
     return value
 
 

@@ -11,7 +11,11 @@ Nichol et al. 2018, "Gotta Learn Fast").
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
+
+from benchgen_agents.torch_device import check_device
 
 POLICIES = ("auto", "CnnPolicy", "MlpPolicy")
 SCHEDULES = ("linear", "constant")
@@ -94,3 +98,8 @@ class PPOConfig:
             raise ValueError("gamma and gae_lambda must lie in [0, 1]")
         if self.torch_threads < 0:
             raise ValueError("torch_threads must be >= 0 (0: torch's default)")
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{f.name} must be a finite number, not {value}")
+        check_device(self.device)

@@ -34,6 +34,7 @@ from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_
 from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig, check_replay_fits
 from benchgen_agents.rainbow_iqn.networks import IQNNetwork
 from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
+from benchgen_agents.torch_device import pick_device
 
 CHECKPOINT = "rainbow_iqn.pt"
 STATE_JSON = "rainbow_iqn.json"
@@ -80,15 +81,6 @@ def check_spaces(observation_space: gym.Space, action_space: gym.Space, config: 
     raise UsageError(
         f"rainbow_iqn needs uint8 (C, H, W) image or flat float vector observations, got {observation_space}"
     )
-
-
-def pick_device(name: str) -> torch.device:
-    """"auto": CUDA when available, else CPU."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise UsageError(f"device={name} but torch sees no CUDA device; use device=auto or device=cpu")
-    return torch.device(name)
 
 
 class IQNCore:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from benchgen.config import from_suite
 from benchgen.errors import UsageError
+from benchgen_agents.torch_device import check_device
 
 
 @dataclass
@@ -209,9 +210,7 @@ class RainbowIQNConfig:
                 raise UsageError(f"{name} must be {what}, not {getattr(self, name)!r}")
         if self.precision not in ("float32", "bfloat16"):
             raise UsageError(f"precision must be 'float32' or 'bfloat16', not {self.precision!r}")
-        dev = self.device
-        if not (dev in ("auto", "cpu", "cuda") or (dev.startswith("cuda:") and dev[5:].isdigit())):
-            raise UsageError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', not {dev!r}")
+        check_device(self.device)
 
 
 def available_memory_bytes() -> int | None:

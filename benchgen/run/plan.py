@@ -50,6 +50,9 @@ class ResolvedRun:
 def validate_run_config(run: RunConfig, suite: Suite) -> None:
     """Every check of a run config's numbers and choices, in one place (one-line errors)."""
     unit = suite.budget_unit
+    repeated = sorted({t for t in run.tasks if run.tasks.count(t) > 1})
+    if repeated:
+        raise UsageError(f"--tasks lists {', '.join(repeated)} twice; give each task once")
     if not run.seeds:
         raise UsageError("--seeds needs at least one seed")
     if len(set(run.seeds)) != len(run.seeds):
