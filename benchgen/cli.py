@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import json
 import math
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -460,6 +461,12 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"benchgen: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except sqlite3.OperationalError as exc:
+        # the store is held past the 30 s timeout by another program, or its directory vanished:
+        # not a bug to trace back, but a state of the machine to fix; committed episodes are kept
+        print(f"benchgen: error: the results store failed ({exc}); check that no other program holds the run's "
+              "results.sqlite and that the run directory still exists, then resume", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("benchgen: interrupted", file=sys.stderr)
         return 130

@@ -68,6 +68,8 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 """
 
 DB_NAME = "results.sqlite"
+#: how long a write waits for another connection's lock before failing (SQLite's busy timeout)
+LOCK_TIMEOUT_SECONDS = 30.0
 
 
 @dataclass
@@ -132,15 +134,19 @@ class ResultsStore:
             self.path = self.path / DB_NAME
         try:
             if readonly:
-                self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+                self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_SECONDS)
                 self.conn.execute("SELECT COUNT(*) FROM units").fetchone()
             else:
-                self.conn = sqlite3.connect(self.path, timeout=30)
+                self.conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_SECONDS)
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 # NORMAL in WAL mode: a committed episode survives a killed process (kill -9); only an
                 # OS crash or power loss can drop the last commits. FULL would fsync every episode.
                 self.conn.execute("PRAGMA synchronous=NORMAL")
                 self.conn.executescript(SCHEMA)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc):
+                raise  # held by another program: the CLI says so in one line
+            raise UsageError(f"{self.path} is not a readable results store ({exc}); restore it from a copy of the run")
         except sqlite3.Error as exc:
             raise UsageError(f"{self.path} is not a readable results store ({exc}); restore it from a copy of the run")
         self.conn.row_factory = sqlite3.Row

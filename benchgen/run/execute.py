@@ -8,6 +8,8 @@ In this process (the zero-setup default), in N local processes (``--jobs N``, se
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from benchgen.results.rundir import RunDir
 from benchgen.run.plan import ResolvedRun
 
@@ -28,8 +30,19 @@ def run_units(run_dir: RunDir, r: ResolvedRun, progress) -> None:
 
 
 def preflight(r: ResolvedRun) -> None:
-    """Checks of the machine that must pass before anything is written (executor reachable)."""
+    """Checks that must pass before anything is written: the executor is reachable, and a
+    ``--from`` checkpoint loads into this run's agent (a crafted, foreign or damaged one is
+    refused here, not after the run directory exists)."""
     if r.run.executor == "ray":
         from benchgen.run.ray_cluster import connect
 
         connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
+    if r.run.from_checkpoint:
+        from benchgen.run.unit import build_agent
+
+        task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
+        env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)
+        try:
+            build_agent(r, env).load(Path(r.run.from_checkpoint))
+        finally:
+            env.close()

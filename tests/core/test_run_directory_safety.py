@@ -98,3 +98,28 @@ def test_report_of_an_unfinished_run_marks_what_it_has_not_reached(tmp_path):
     assert list(train["checkpoints"]) == ["1000"] and train["not_reached"] == [4000] and not train["complete"]
     markdown = (out / "report" / "report.md").read_text()
     assert "Reporting points not reached yet: 4,000 frames" in markdown and "**Unfinished**" in markdown
+
+
+def test_a_store_locked_by_another_program_is_one_line(finished_run, tmp_path, monkeypatch, capsys):
+    """Issue 18 item 14: a database lock held past the timeout ends in one line, not a traceback."""
+    import sqlite3 as sqlite
+
+    from benchgen.cli import main
+    from benchgen.results import store as store_module
+
+    copy = tmp_path / "run"
+    shutil.copytree(finished_run, copy)
+    store = RunDir(copy).store()
+    (unit,) = store.units()
+    store.update_unit(unit.unit_id, status="pending")  # work left, so the resume must write
+    store.close()
+    monkeypatch.setattr(store_module, "LOCK_TIMEOUT_SECONDS", 0.2)
+    holder = sqlite.connect(copy / "results.sqlite")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        code = main(["resume", str(copy), "--no-progress"])
+    finally:
+        holder.rollback()
+        holder.close()
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 2 and len(err) == 1 and "the results store failed (database is locked)" in err[0], err
