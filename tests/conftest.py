@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def cli_env(extra_plugins: str | None = "tests.plugins.toy_suite") -> dict[str, str]:
+def cli_env(extra_plugins: str | None = "tests.fixture_plugins.toy_suite") -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     if extra_plugins:
@@ -21,7 +21,7 @@ def cli_env(extra_plugins: str | None = "tests.plugins.toy_suite") -> dict[str, 
     return env
 
 
-def run_cli(*args: str, plugins: str | None = "tests.plugins.toy_suite", cwd=None, timeout=600, **kw) -> subprocess.CompletedProcess:
+def run_cli(*args: str, plugins: str | None = "tests.fixture_plugins.toy_suite", cwd=None, timeout=600, **kw) -> subprocess.CompletedProcess:
     """Run ``python -m benchgen ARGS`` and capture its output."""
     return subprocess.run(
         [sys.executable, "-m", "benchgen", *map(str, args)],
@@ -34,6 +34,6 @@ def _fresh_registry(monkeypatch):
     from benchgen import registry
 
     registry.reset_registry()
-    monkeypatch.setenv("BENCHGEN_PLUGINS", "tests.plugins.toy_suite")
+    monkeypatch.setenv("BENCHGEN_PLUGINS", "tests.fixture_plugins.toy_suite")
     yield
     registry.reset_registry()

@@ -30,10 +30,10 @@ from benchgen_agents.rainbow_iqn import make_agent
 from tests.agents.agent_harness import Context, CountingEnv, environment_of
 from tests.agents.rainbow_iqn.test_rainbow_agent import cartpole, tiny_config
 from tests.conftest import run_cli
-from tests.plugins.platformer_suite import PlatformerVectorEnv
-from tests.plugins.toy_suite import ToyVectorEnv
+from tests.fixture_plugins.platformer_suite import PlatformerVectorEnv
+from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
-TEST_PLUGINS = "tests.plugins.toy_suite,tests.plugins.platformer_suite"
+TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
 SMALL = dict(n_steps=32, batch_size=64, n_epochs=4, learning_rate=1e-3, ent_coef=0.0, clip_reward=False,
              torch_threads=1)
 

@@ -15,11 +15,11 @@ from benchgen.errors import UsageError
 from benchgen_agents.jerk import SPECS, JerkAgent, JerkConfig, JerkInstance, Solution, check_semantics
 from tests.agents.agent_harness import Context, CountingEnv
 from tests.conftest import run_cli
-from tests.plugins.platformer_suite import SEMANTICS, PlatformerSuite, PlatformerVectorEnv
+from tests.fixture_plugins.platformer_suite import SEMANTICS, PlatformerSuite, PlatformerVectorEnv
 
 NOOP, LEFT, RIGHT, JUMP, LEFT_JUMP, RIGHT_JUMP = 0, 1, 2, 3, 4, 5
 SEM = {"noop": NOOP, "left": LEFT, "right": RIGHT, "right_jump": RIGHT_JUMP, "left_jump": LEFT_JUMP}
-TEST_PLUGINS = "tests.plugins.toy_suite,tests.plugins.platformer_suite"
+TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
 
 
 class ScriptedRandom:

@@ -14,7 +14,7 @@ import pytest
 from benchgen_agents import joint, ppo
 from tests.conftest import run_cli
 
-TEST_PLUGINS = "tests.plugins.toy_suite,tests.plugins.platformer_suite"
+TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
 
 
 def test_joint_specs_share_the_single_task_algorithms():

@@ -20,10 +20,10 @@ from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from tests.agents.agent_harness import Context, CountingEnv, environment_of
 from tests.conftest import run_cli
-from tests.plugins.platformer_suite import PlatformerVectorEnv
-from tests.plugins.toy_suite import ToyVectorEnv
+from tests.fixture_plugins.platformer_suite import PlatformerVectorEnv
+from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
-TEST_PLUGINS = "tests.plugins.toy_suite,tests.plugins.platformer_suite"
+TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
 SMALL = dict(n_steps=32, batch_size=64, n_epochs=4, learning_rate=1e-3, clip_range=0.2, ent_coef=0.0, clip_reward=False,
              deterministic_eval=True,
              torch_threads=1)

@@ -6,7 +6,7 @@ import gymnasium as gym
 
 from benchgen_agents.random_agent import RandomAgent, RandomConfig
 from tests.agents.agent_harness import Context, CountingEnv, environment_of
-from tests.plugins.toy_suite import ToyVectorEnv
+from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
 
 class ResetSeeds(gym.vector.VectorWrapper):

@@ -15,7 +15,7 @@ from benchgen.errors import UsageError
 from benchgen.testing import build_registry
 from benchgen_atari_saber import hooks, tables
 from benchgen_atari_saber.suite import AtariSaberSuite
-from tests.plugins.toy_suite import ToySuite
+from tests.fixture_plugins.toy_suite import ToySuite
 
 SUITE = AtariSaberSuite()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from benchgen.results.store import ResultsStore, Unit
 
-PLUGINS = "tests.plugins.toy_suite,tests.plugins.toy_scoring"
+PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.toy_scoring"
 
 
 def make_run(path: Path, agent: str, scores: dict[int, dict[str, list[float]]], *, budget: int = 4000,

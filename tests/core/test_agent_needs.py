@@ -17,11 +17,11 @@ from benchgen.agent import AgentNeeds
 from benchgen.errors import UsageError
 from benchgen_atari_saber.suite import AtariSaberSuite
 from tests.conftest import run_cli
-from tests.plugins.platformer_suite import SEMANTICS, PlatformerSuite
-from tests.plugins.sprinter_agent import SPEC, Sprinter, SprinterConfig
-from tests.plugins.toy_suite import ToySuite
+from tests.fixture_plugins.platformer_suite import SEMANTICS, PlatformerSuite
+from tests.fixture_plugins.sprinter_agent import SPEC, Sprinter, SprinterConfig
+from tests.fixture_plugins.toy_suite import ToySuite
 
-PLUGINS = "tests.plugins.toy_suite,tests.plugins.platformer_suite,tests.plugins.sprinter_agent"
+PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite,tests.fixture_plugins.sprinter_agent"
 
 
 def _env(single_action_space):

@@ -91,8 +91,8 @@ def test_bad_score_csv(tmp_path, content, fragment):
 
 
 def test_plugin_that_fails_to_import_stops_startup():
-    proc = run_cli("list", plugins="tests.plugins.toy_suite,tests.plugins.does_not_exist")
-    _assert_usage_error(proc, "error importing plugin 'tests.plugins.does_not_exist'")
-    listing = run_cli("plugins", plugins="tests.plugins.toy_suite,tests.plugins.does_not_exist")
+    proc = run_cli("list", plugins="tests.fixture_plugins.toy_suite,tests.fixture_plugins.does_not_exist")
+    _assert_usage_error(proc, "error importing plugin 'tests.fixture_plugins.does_not_exist'")
+    listing = run_cli("plugins", plugins="tests.fixture_plugins.toy_suite,tests.fixture_plugins.does_not_exist")
     assert listing.returncode == 1
-    assert "tests.plugins.toy_suite" in listing.stdout and "FAILED" in listing.stdout
+    assert "tests.fixture_plugins.toy_suite" in listing.stdout and "FAILED" in listing.stdout

@@ -7,7 +7,7 @@ import pytest
 
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.results.store import ResultsStore, Unit
-from tests.plugins.toy_suite import ToyVectorEnv
+from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
 
 @pytest.fixture

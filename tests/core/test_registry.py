@@ -36,7 +36,7 @@ def _install(monkeypatch, dists):
 
 def _good_plugin():
     mod = types.ModuleType("good_plugin")
-    from tests.plugins import toy_suite
+    from tests.fixture_plugins import toy_suite
 
     mod.benchgen_suites = toy_suite.benchgen_suites
     mod.benchgen_splits = toy_suite.benchgen_splits
@@ -101,7 +101,7 @@ def test_autoload_can_be_disabled(monkeypatch):
 
 def test_did_you_mean_for_every_name_kind(monkeypatch):
     monkeypatch.delenv("BENCHGEN_PLUGINS")
-    reg = Registry(autoload=False, plugins=[("toy", sys.modules["tests.plugins.toy_suite"])])
+    reg = Registry(autoload=False, plugins=[("toy", sys.modules["tests.fixture_plugins.toy_suite"])])
     with pytest.raises(UsageError, match="did you mean 'toy'"):
         reg.suite("tyo")
     suite = reg.suite("toy")

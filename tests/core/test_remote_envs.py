@@ -12,10 +12,10 @@ import pytest
 
 from benchgen.remote import EpisodeInbox, RemoteEpisodes
 from tests.conftest import run_cli
-from tests.plugins.remote_agent import FORGED_SCORE, doctored
-from tests.plugins.vector_suite import ChainEnvFactory
+from tests.fixture_plugins.remote_agent import FORGED_SCORE, doctored
+from tests.fixture_plugins.vector_suite import ChainEnvFactory
 
-PLUGINS = "tests.plugins.vector_suite,tests.plugins.remote_agent"
+PLUGINS = "tests.fixture_plugins.vector_suite,tests.fixture_plugins.remote_agent"
 
 
 def played(inbox: EpisodeInbox, steps: int, worker: int = 0, num_envs: int = 2):

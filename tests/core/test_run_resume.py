@@ -43,7 +43,7 @@ def test_run_records_config_versions_and_exports(tmp_path):
     assert meta["agent_config"] == {"seed_offset": 5}
     assert meta["tasks"] == ["count-20", "count-50", "count-80"]
     assert meta["checkpoints"] == [500, 2000]  # the protocol's 1000/4000 scaled to 2000
-    assert any(p["name"] == "tests.plugins.toy_suite" for p in meta["plugins"])
+    assert any(p["name"] == "tests.fixture_plugins.toy_suite" for p in meta["plugins"])
     assert "gymnasium" in meta["versions"]
     rows = _episodes(out)
     _check_log(rows)

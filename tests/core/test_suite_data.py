@@ -18,7 +18,7 @@ from benchgen.testing import build_registry
 from benchgen_atari_saber.scoring import AtariScorer
 
 SUITE_MODULE = '''
-from tests.plugins.toy_suite import ToySuite
+from tests.fixture_plugins.toy_suite import ToySuite
 
 
 class FileSuite(ToySuite):
@@ -65,7 +65,7 @@ def test_a_suite_reads_its_splits_and_scores_from_the_files_next_to_its_module(f
 
 
 def test_a_suite_without_files_has_no_data_of_its_own():
-    from tests.plugins.toy_suite import ToySuite
+    from tests.fixture_plugins.toy_suite import ToySuite
 
     suite = ToySuite()  # its splits come from its plugin's hook
     assert (suite.splits(), suite.random_scores(), suite.reference_scores(), suite.scorer()) == ([], {}, [], None)
@@ -106,7 +106,7 @@ def test_a_name_the_suite_already_has_stops_start_up(hook, item, fragment):
 
 
 def test_a_plugin_scorer_serves_only_suites_without_their_own(file_suite):
-    from tests.plugins.toy_suite import SUITE as TOY
+    from tests.fixture_plugins.toy_suite import SUITE as TOY
 
     theirs = Scorer({"count-20": 0.0}, {})
     plugin = _plugin(benchgen_suites=lambda: [file_suite, TOY], benchgen_scorer=lambda suite: theirs)

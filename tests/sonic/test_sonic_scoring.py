@@ -14,7 +14,7 @@ from benchgen.registry import Registry
 from benchgen_sonic.scoring import AggregateReference, SonicScorer, reference_tables
 from benchgen_sonic.suite import SonicSuite
 from tests.conftest import run_cli
-from tests.plugins.toy_suite import ToySuite
+from tests.fixture_plugins.toy_suite import ToySuite
 
 PAPER = {"rainbow": (2748.6, 102.2), "jerk": (1904.0, 21.9), "ppo": (1488.8, 42.8),
          "ppo_joint": (3127.9, 116.9), "rainbow_joint": (2969.2, 170.2), "human": (7438.2, 624.2)}

@@ -16,7 +16,7 @@ import benchgen
 from benchgen.scoring import ReferenceScores, Scorer
 from benchgen.suite import Split
 from benchgen.testing import ConformanceError, build_registry, checks
-from tests.plugins import toy_suite
+from tests.fixture_plugins import toy_suite
 
 
 class DefectiveEnv(toy_suite.ToyVectorEnv):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchgen.testing import SuiteConformance
-from tests.plugins import toy_suite
+from tests.fixture_plugins import toy_suite
 
 
 class TestToySuiteConformance(SuiteConformance):

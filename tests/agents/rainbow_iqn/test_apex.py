@@ -22,7 +22,7 @@ from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
 from tests.agents.agent_harness import environment_of
 from tests.conftest import REPO, cli_env, run_cli
-from tests.plugins.vector_suite import SUITE, ChainEnvFactory
+from tests.fixture_plugins.vector_suite import SUITE, ChainEnvFactory
 
 ray = pytest.importorskip("ray")
 
@@ -80,7 +80,7 @@ def local_ray():
     from benchgen.run.ray_cluster import connect
 
     saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), saved]))  # actors import tests.plugins
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), saved]))  # actors import tests.fixture_plugins
     try:
         connect(None, 0, 0)
         yield ray
@@ -304,7 +304,7 @@ def test_cli_run_records_every_actors_episodes_under_the_one_unit(tmp_path):
     settings.pop("torch_threads")
     args = [f"--set={k}={v}" for k, v in settings.items()]
     result = run_cli("run", "chain", "rainbow_iqn", "--tasks", "chain-8", "--frames", "6000", "--num-envs", "2",
-                     "--out", out, "--no-progress", *args, plugins="tests.plugins.vector_suite", timeout=300)
+                     "--out", out, "--no-progress", *args, plugins="tests.fixture_plugins.vector_suite", timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     db = sqlite3.connect(out / "results.sqlite")
     units = db.execute("select unit_id, status, frames_done from units").fetchall()
@@ -323,7 +323,7 @@ def test_cli_without_ray_says_so_in_one_line_before_anything_is_written(tmp_path
     fake = tmp_path / "noray" / "ray"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
-    env = cli_env("tests.plugins.vector_suite")
+    env = cli_env("tests.fixture_plugins.vector_suite")
     env["PYTHONPATH"] = os.pathsep.join([str(fake.parent), env["PYTHONPATH"]])
     proc = subprocess.run([sys.executable, "-m", "benchgen", "run", "chain", "rainbow_iqn", "--set", "actors=2",
                            "--out", str(tmp_path / "run")], env=env, cwd=REPO, capture_output=True, text=True)

@@ -72,7 +72,7 @@ def test_frames_per_step_comes_from_the_suite_and_is_not_a_setting():
     from benchgen.config import RunConfig, split_overrides
     from benchgen.run.plan import resolve
     from benchgen.testing import build_registry
-    from tests.plugins import toy_suite
+    from tests.fixture_plugins import toy_suite
 
     for key in ("frames_per_step", "agent.frames_per_step"):
         with pytest.raises(UsageError, match=f"^{key} is set from the suite, not by --config/--set; remove it$"):

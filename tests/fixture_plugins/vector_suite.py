@@ -17,7 +17,7 @@ import benchgen
 from benchgen.errors import UsageError
 from benchgen.remote import CollectorKey, RemoteEnvFactory
 from benchgen.suite import Split, Suite
-from tests.plugins.scripted_env import ScriptedVectorEnv
+from tests.fixture_plugins.scripted_env import ScriptedVectorEnv
 
 TASKS = ["chain-8", "chain-12", "chain-20"]
 OBS_SIZE = 5

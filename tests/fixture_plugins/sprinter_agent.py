@@ -1,6 +1,6 @@
 """A third-party agent no suite names: it runs right with a jump now and then, so it declares
 the actions it needs the suite to name and asks for the benchmark reward (it keeps the best
-episode return, in score units). Loaded with ``BENCHGEN_PLUGINS=tests.plugins.sprinter_agent``."""
+episode return, in score units). Loaded with ``BENCHGEN_PLUGINS=tests.fixture_plugins.sprinter_agent``."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import numpy as np
 
 import benchgen
 from benchgen.suite import Split, Suite
-from tests.plugins.scripted_env import ScriptedVectorEnv
+from tests.fixture_plugins.scripted_env import ScriptedVectorEnv
 
 TASKS = ["count-20", "count-50", "count-80"]
 
