@@ -19,8 +19,9 @@ import os
 import pickle
 import uuid
 import warnings
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from benchgen.errors import UsageError
 
@@ -74,8 +75,10 @@ def load_tensors(path: Path, what: str, keys: Iterable[str] = (), hint: str = RE
             obj = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
         # torch's message is several lines about weights_only=False, which is exactly what must not be done
-        raise UsageError(f"{what} {path} holds pickled Python objects or is not a torch file, and benchgen loads "
-                         f"tensors only; {hint}") from None
+        raise UsageError(
+            f"{what} {path} holds pickled Python objects or is not a torch file, and benchgen loads "
+            f"tensors only; {hint}"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - whatever a damaged or crafted file raises, refuse it in one line
         raise UsageError(f"{what} {path} cannot be read ({_first_line(exc)}); {hint}") from None
     missing = [k for k in keys if not (isinstance(obj, dict) and k in obj)]

@@ -225,8 +225,9 @@ class JerkAgent(Agent):
         directory = Path(directory)
         arrays: dict[str, np.ndarray] = {}
         for i, inst in enumerate(self.instances):
-            arrays[f"actions_{i}"] = (np.concatenate([s.actions for s in inst.solutions]) if inst.solutions
-                                      else np.zeros(0, np.int16))
+            arrays[f"actions_{i}"] = (
+                np.concatenate([s.actions for s in inst.solutions]) if inst.solutions else np.zeros(0, np.int16)
+            )
             arrays[f"lengths_{i}"] = np.array([len(s.actions) for s in inst.solutions], dtype=np.int64)
         np.savez_compressed(directory / SOLUTIONS_FILE, **arrays)
         state = {"instances": [inst.state() for inst in self.instances], "config": vars(self.config)}
@@ -244,8 +245,9 @@ class JerkAgent(Agent):
             inst.rng.bit_generator.state = inst_state["rng"]
             bounds = np.cumsum([0, *arrays[f"lengths_{i}"]])
             seqs = arrays[f"actions_{i}"]
-            inst.solutions = [Solution(seqs[a:b].copy(), list(r))
-                              for a, b, r in zip(bounds[:-1], bounds[1:], inst_state["rewards"])]
+            inst.solutions = [
+                Solution(seqs[a:b].copy(), list(r)) for a, b, r in zip(bounds[:-1], bounds[1:], inst_state["rewards"])
+            ]
             self._loaded.append(inst)
         self.instances = []
 

@@ -34,8 +34,13 @@ from benchgen_agents.ppo import SPECS as _PPO_SPECS
 
 def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
     """The joint-training twin of ``spec``: same algorithm and settings, ``joint=True``."""
-    return dataclasses.replace(spec, name=name, joint=True, description=description,
-                               suite_defaults={k: dict(v) for k, v in spec.suite_defaults.items()})
+    return dataclasses.replace(
+        spec,
+        name=name,
+        joint=True,
+        description=description,
+        suite_defaults={k: dict(v) for k, v in spec.suite_defaults.items()},
+    )
 
 
 def _rainbow_spec() -> AgentSpec | None:
@@ -53,8 +58,11 @@ def _specs() -> list[AgentSpec]:
     specs = [joint_variant(ppo, "ppo_joint", "PPO trained jointly on a split's train tasks (Nichol et al. 2018)")]
     rainbow = _rainbow_spec()
     if rainbow is not None:
-        specs.append(joint_variant(rainbow, "rainbow_joint",
-                                   "Rainbow-IQN trained jointly on a split's train tasks (Nichol et al. 2018)"))
+        specs.append(
+            joint_variant(
+                rainbow, "rainbow_joint", "Rainbow-IQN trained jointly on a split's train tasks (Nichol et al. 2018)"
+            )
+        )
     return specs
 
 

@@ -16,9 +16,10 @@ in other processes relays what the suite recorded there (sealed reports, see
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -71,8 +72,9 @@ class TrainingContext(abc.ABC):
         :class:`benchgen.remote.RemoteEnvFactory`; there, ``env, collector = factory(num_envs,
         seed, worker=i)`` gives the suite env under an episode collector under the suite's agent
         wrappers. Ship ``collector.report()`` back to :meth:`report_remote_episodes`."""
-        raise NotImplementedError("this context cannot build the unit's environment elsewhere; run the agent "
-                                  "with `benchgen run`")
+        raise NotImplementedError(
+            "this context cannot build the unit's environment elsewhere; run the agent with `benchgen run`"
+        )
 
     def report_remote_episodes(self, report: RemoteEpisodes) -> list[EpisodeEnd]:
         """Count the frames of a collector's report in this unit (``steps_done``, ``finished``)
@@ -80,8 +82,9 @@ class TrainingContext(abc.ABC):
         returns them. Only reports sealed by a collector of this context's :meth:`remote_envs`
         are accepted, each once and in order (``RuntimeError`` otherwise, nothing recorded):
         an agent relays the suite's episode facts, it cannot state a score."""
-        raise NotImplementedError("this context records no episodes played elsewhere; run the agent with "
-                                  "`benchgen run`")
+        raise NotImplementedError(
+            "this context records no episodes played elsewhere; run the agent with `benchgen run`"
+        )
 
     def ray(self) -> Any:
         """The ``ray`` module, connected: to the cluster this unit already runs on (``--executor
@@ -128,8 +131,9 @@ class AgentNeeds:
             raise ValueError(f"AgentNeeds.reward must be one of {REWARD_NEEDS}, not {self.reward!r}")
 
 
-def named_actions(agent: str, suite: str, semantics: Mapping[str, int] | None, names: Sequence[str],
-                  action_space: Any = None) -> dict[str, int]:
+def named_actions(
+    agent: str, suite: str, semantics: Mapping[str, int] | None, names: Sequence[str], action_space: Any = None
+) -> dict[str, int]:
     """The indices of the actions ``names`` in a suite's ``semantics`` (``Suite.action_semantics``);
     ``UsageError`` (one line) if the suite names none or not all of them, or, given
     ``action_space``, names one outside it."""
@@ -180,7 +184,7 @@ class Agent(abc.ABC):
         self.action_space = environment.action_space
 
     @abc.abstractmethod
-    def learn(self, env: "gym.vector.VectorEnv", ctx: TrainingContext) -> None:
+    def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         """Interact with ``env`` (and learn) until ``ctx.finished``."""
 
     @abc.abstractmethod
@@ -235,12 +239,13 @@ class AgentSpec:
         if self.check_suite is not None:
             self.check_suite(suite)
 
-    def environment(self, suite: Any, env: "gym.vector.VectorEnv") -> AgentEnvironment:
+    def environment(self, suite: Any, env: gym.vector.VectorEnv) -> AgentEnvironment:
         """The :class:`AgentEnvironment` of ``env``, a vector env of ``suite`` under the suite's
         agent wrappers for this agent's needs."""
         semantics = suite.action_semantics() if self.needs.actions else None
-        return AgentEnvironment(env.single_observation_space, env.single_action_space, suite.frames_per_step,
-                                semantics, suite.name)
+        return AgentEnvironment(
+            env.single_observation_space, env.single_action_space, suite.frames_per_step, semantics, suite.name
+        )
 
     def defaults_for(self, suite: Any) -> dict[str, Any]:
         """The ``suite_defaults`` entry for ``suite``: its own name's, else that of the nearest

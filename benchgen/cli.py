@@ -88,27 +88,43 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     sel.add_argument("--split", help="split name (see `benchgen list SUITE`) or a YAML split file")
     p.add_argument("--seeds", type=_int_list, help="comma-separated seeds (default 0)")
     budget = p.add_mutually_exclusive_group()
-    budget.add_argument("--frames", type=_count, help="budget per unit in emulator frames (scales the reporting checkpoints)")
+    budget.add_argument(
+        "--frames", type=_count, help="budget per unit in emulator frames (scales the reporting checkpoints)"
+    )
     budget.add_argument("--timesteps", type=_count, help="budget per unit in agent timesteps")
-    p.add_argument("--checkpoints", type=lambda s: [_count(x) for x in _csv_list(s)], help="reporting checkpoints in the budget unit")
+    p.add_argument(
+        "--checkpoints",
+        type=lambda s: [_count(x) for x in _csv_list(s)],
+        help="reporting checkpoints in the budget unit",
+    )
     p.add_argument("--num-envs", type=int, help="parallel sub-environments per unit")
     p.add_argument("--out", type=_out_path, help="run directory (default runs/SUITE-AGENT-TIMESTAMP)")
     p.add_argument("--config", type=Path, help="YAML file of run/agent settings")
-    p.add_argument("--set", dest="set_pairs", action="append", default=[], metavar="KEY=VALUE", help="override a setting")
-    p.add_argument("--finetune", action="store_true", help="joint agents: fine-tune on every test task after joint training")
+    p.add_argument(
+        "--set", dest="set_pairs", action="append", default=[], metavar="KEY=VALUE", help="override a setting"
+    )
+    p.add_argument(
+        "--finetune", action="store_true", help="joint agents: fine-tune on every test task after joint training"
+    )
     p.add_argument("--from", dest="from_checkpoint", help="joint agents: start from this joint checkpoint directory")
     p.add_argument("--executor", choices=["local", "ray"], help="where units run (default local)")
     p.add_argument("--jobs", type=int, help="local executor: units at once")
-    p.add_argument("--address", dest="ray_address",
-                   help="Ray cluster address (auto = the cluster `ray start` runs here; default: a fresh local instance)")
+    p.add_argument(
+        "--address",
+        dest="ray_address",
+        help="Ray cluster address (auto = the cluster `ray start` runs here; default: a fresh local instance)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("resume", help="continue a killed run from its last checkpoint")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--force", action="store_true",
-                   help="continue although the suite's protocol or the software differs from what the run recorded")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="continue although the suite's protocol or the software differs from what the run recorded",
+    )
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("score", help="normalize and aggregate a task,score CSV of raw scores")
@@ -121,7 +137,9 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="one row per recorded episode")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--format", choices=["csv", "parquet"], default="csv")
-    p.add_argument("--output", "-o", type=Path, help="file to write (default RUN_DIR/episodes.FORMAT; '-' = stdout for csv)")
+    p.add_argument(
+        "--output", "-o", type=Path, help="file to write (default RUN_DIR/episodes.FORMAT; '-' = stdout for csv)"
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("report", help="markdown + JSON + plots of a run")
@@ -130,33 +148,16 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="a folder of runs: compare them even if their protocols differ")
     p.set_defaults(func=cmd_report)
 
-    from benchgen.results.compare.options import DEFAULTS as CMP
-
-    p = sub.add_parser("compare", help="compare agents, seeds and reference agents across runs, with rliable statistics")
-    p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR_OR_ROOT", help="run directories or folders holding runs")
-    p.add_argument("--out", "-o", type=Path, help="output folder (default ROOT/compare for one folder of runs, else ./compare)")
-    p.add_argument("--baseline", default=CMP.baseline,
-                   help="raw, a baseline or reference agent (NAME or NAME@10M, SABER eq. 2), or a task,score CSV "
-                   "(default: the suite's, raw if it has none)")
-    p.add_argument("--reference", dest="references", action="append", default=list(CMP.references), metavar="NAME=CSV",
-                   help="add a reference agent's per-task scores (task,score or task,frames_10M,...); repeatable")
-    p.add_argument("--no-references", dest="show_references", action="store_false", default=CMP.show_references,
-                   help="leave out the suite's published reference agents")
-    p.add_argument("--phase", default=CMP.phase, choices=["auto", "train", "finetune", "zeroshot", "joint"],
-                   help="phase to compare (auto: finetune, else train, else zeroshot)")
-    p.add_argument("--at", type=_count, default=CMP.at,
-                   help="compare per-task scores at this checkpoint (in the budget unit) instead of the end")
-    p.add_argument("--view", default=CMP.view,
-                   help="score view of the aggregates (score = final; the suite's time views: see `benchgen list SUITE`)")
-    p.add_argument("--reps", type=int, default=CMP.reps, help=f"bootstrap replications (default {CMP.reps})")
-    p.add_argument("--ci", type=float, default=CMP.ci, help=f"confidence interval size (default {CMP.ci})")
-    p.add_argument("--seed", type=int, default=CMP.seed, help="seed of the bootstrap (intervals are reproducible)")
-    p.add_argument("--alpha", type=float, default=CMP.alpha, help="significance level of the per-task Welch tests")
-    p.add_argument("--pair", dest="pairs", action="append", default=CMP.pairs, metavar="X:Y",
-                   help="agents to compare pairwise (default: every pair); repeatable")
-    p.add_argument("--curve-points", type=int, default=CMP.curve_points, help="frame counts on the learning-curve grid")
-    p.add_argument("--force", action="store_true", default=CMP.force,
-                   help="compare runs whose protocols differ (outputs are labelled FORCED)")
+    p = sub.add_parser(
+        "compare", help="compare agents, seeds and reference agents across runs, with rliable statistics"
+    )
+    p.add_argument(
+        "paths", nargs="+", type=Path, metavar="RUN_DIR_OR_ROOT", help="run directories or folders holding runs"
+    )
+    p.add_argument(
+        "--out", "-o", type=Path, help="output folder (default ROOT/compare for one folder of runs, else ./compare)"
+    )
+    _add_compare_options(p)
     p.add_argument("--no-html", action="store_true", help="no HTML page")
     p.add_argument("--no-plots", action="store_true", help="no PNG plots (implies a page without plots)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of a summary")
@@ -170,6 +171,38 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     if registry is not None:
         registry.pm.hook.benchgen_add_commands(subparsers=sub)
     return parser
+
+
+#: ``benchgen compare``'s flag for each CompareOptions field, with what argparse needs beyond the
+#: field's default and docstring (which are the help text)
+COMPARE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "baseline": ("--baseline", {}),
+    "references": ("--reference", {"action": "append", "metavar": "NAME=CSV"}),
+    "show_references": ("--no-references", {"action": "store_false"}),
+    "phase": ("--phase", {"choices": ["auto", "train", "finetune", "zeroshot", "joint"]}),
+    "at": ("--at", {"type": _count}),
+    "view": ("--view", {}),
+    "reps": ("--reps", {"type": int}),
+    "ci": ("--ci", {"type": float}),
+    "seed": ("--seed", {"type": int}),
+    "alpha": ("--alpha", {"type": float}),
+    "pairs": ("--pair", {"action": "append", "metavar": "X:Y"}),
+    "curve_points": ("--curve-points", {"type": int}),
+    "force": ("--force", {"action": "store_true"}),
+}
+
+
+def _add_compare_options(parser) -> None:
+    from benchgen.config import field_docs
+    from benchgen.results.compare.options import DEFAULTS, CompareOptions
+
+    docs = field_docs(CompareOptions)
+    for name, (flag, extra) in COMPARE_FLAGS.items():
+        default = getattr(DEFAULTS, name)
+        if extra.get("action") == "append":
+            default = list(default) if default else None  # argparse appends to the default list
+        shown = "" if isinstance(default, bool) or default in (None, []) else f" (default {default})"
+        parser.add_argument(flag, dest=name, default=default, help=docs[name] + shown, **extra)
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -200,8 +233,10 @@ def cmd_list(args) -> int:
         return 0
     suite = reg.suite(args.suite)
     print(f"{suite.name}: {suite.description}")
-    print(f"budget: {suite.default_budget:,} {suite.budget_unit} per task; checkpoints "
-          f"{', '.join(f'{c:,}' for c in suite.default_checkpoints)}")
+    print(
+        f"budget: {suite.default_budget:,} {suite.budget_unit} per task; checkpoints "
+        f"{', '.join(f'{c:,}' for c in suite.default_checkpoints)}"
+    )
     print("protocol:")
     for key, value in suite.protocol().items():
         print(f"  {key}: {value}")
@@ -247,8 +282,9 @@ def _run_config(args, registry):
     if args.config:
         overrides.update(load_config_file(args.config))
     overrides.update(parse_set_pairs(args.set_pairs))
-    run_over, agent_over = split_overrides(overrides, spec.config_class, "--config/--set",
-                                           listed_by=f"benchgen settings {spec.name} --suite {suite.name}")
+    run_over, agent_over = split_overrides(
+        overrides, spec.config_class, "--config/--set", listed_by=f"benchgen settings {spec.name} --suite {suite.name}"
+    )
     run_over.update(suite=suite.name, agent=spec.name)
     if args.tasks is not None:
         run_over["tasks"] = args.tasks
@@ -308,9 +344,11 @@ def cmd_resume(args) -> int:
     if changed and not args.force:
         shown = ", ".join(f"{k} ({v[0]} -> {v[1]})" for k, v in list(changed.items())[:4])
         more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
-        raise UsageError(f"{run_dir} was recorded under another protocol or software: {shown}{more}; continuing "
-                         "would mix them in one run. Reinstall what it recorded, or pass --force (the change is "
-                         "recorded in run.json)")
+        raise UsageError(
+            f"{run_dir} was recorded under another protocol or software: {shown}{more}; continuing "
+            "would mix them in one run. Reinstall what it recorded, or pass --force (the change is "
+            "recorded in run.json)"
+        )
     preflight(resolved)
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
@@ -329,15 +367,18 @@ def _execute(run_dir, resolved) -> int:
             with RunProgress(enabled=resolved.run.progress) as progress:
                 run_units(run_dir, resolved, progress)
         except StopRequested:
-            print(f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
-                  file=sys.stderr)
+            print(
+                f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
+                file=sys.stderr,
+            )
             return 130
         finally:
-            store = run_dir.store()
-            try:
-                store.checkpoint_wal()
-            finally:
-                store.close()
+            if run_dir.is_run():  # (a run directory removed mid-run has nothing left to fold)
+                store = run_dir.store()
+                try:
+                    store.checkpoint_wal()
+                finally:
+                    store.close()
     summary = write_report(run_dir.path)
     print(summary)
     store = run_dir.store(readonly=True)
@@ -346,7 +387,9 @@ def _execute(run_dir, resolved) -> int:
     finally:
         store.close()
     if retries:
-        print(f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)")
+        print(
+            f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)"
+        )
     return 0
 
 
@@ -416,13 +459,27 @@ def cmd_compare(args) -> int:
                 raise UsageError(f"--pair {text}: give two agent labels as X:Y")
             pairs.append((x, y))
     options = {f.name: getattr(args, f.name) for f in dataclasses.fields(CompareOptions)}
-    options.update(pairs=pairs, references=tuple(args.references))
-    return _compare(args.paths, args.registry, options, out=args.out, plots=not args.no_plots, html=not args.no_html,
-                    as_json=args.json)
+    options.update(pairs=pairs, references=tuple(args.references or ()))
+    return _compare(
+        args.paths,
+        args.registry,
+        options,
+        out=args.out,
+        plots=not args.no_plots,
+        html=not args.no_html,
+        as_json=args.json,
+    )
 
 
-def _compare(paths: list[Path], registry, options: dict[str, Any], out: Path | None = None, plots: bool = True,
-             html: bool = True, as_json: bool = False) -> int:
+def _compare(
+    paths: list[Path],
+    registry,
+    options: dict[str, Any],
+    out: Path | None = None,
+    plots: bool = True,
+    html: bool = True,
+    as_json: bool = False,
+) -> int:
     """Build, write and summarize a comparison (``compare``, and ``report`` on a folder of runs)."""
     from benchgen.results.compare import build_comparison, write_comparison
     from benchgen.results.compare.render import summary, to_json
@@ -464,8 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     except sqlite3.OperationalError as exc:
         # the store is held past the 30 s timeout by another program, or its directory vanished:
         # not a bug to trace back, but a state of the machine to fix; committed episodes are kept
-        print(f"benchgen: error: the results store failed ({exc}); check that no other program holds the run's "
-              "results.sqlite and that the run directory still exists, then resume", file=sys.stderr)
+        print(
+            f"benchgen: error: the results store failed ({exc}); check that no other program holds the run's "
+            "results.sqlite and that the run directory still exists, then resume",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("benchgen: interrupted", file=sys.stderr)

@@ -86,8 +86,11 @@ def from_suite(attribute: str, default: Any) -> Any:
 
 def suite_values(config_class: type, suite: Any) -> dict[str, Any]:
     """The values of ``config_class``'s :func:`from_suite` fields for ``suite``."""
-    return {f.name: getattr(suite, f.metadata[FROM_SUITE]) for f in dataclasses.fields(config_class)
-            if FROM_SUITE in f.metadata}
+    return {
+        f.name: getattr(suite, f.metadata[FROM_SUITE])
+        for f in dataclasses.fields(config_class)
+        if FROM_SUITE in f.metadata
+    }
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -199,8 +202,9 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     return flat
 
 
-def split_overrides(overrides: dict[str, Any], agent_config_class: type, where: str,
-                    listed_by: str = "benchgen settings AGENT") -> tuple[dict, dict]:
+def split_overrides(
+    overrides: dict[str, Any], agent_config_class: type, where: str, listed_by: str = "benchgen settings AGENT"
+) -> tuple[dict, dict]:
     """Route each key to the run config or the agent config; unknown keys are errors, which name
     the command that lists the settings (``listed_by``)."""
     # Derived fields (init=False, computed in __post_init__) and the suite's values are not settings.

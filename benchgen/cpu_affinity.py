@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 #: environment variable that turns worker pinning off when set to "0"
 PIN_WORKERS_ENV = "BENCHGEN_PIN_WORKERS"

@@ -17,9 +17,9 @@ import inspect
 import re
 import sys
 import textwrap
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Callable
 
 TEMPLATE = "templates/docs/plugin_authors.md.in"
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "plugin_authors.md"
@@ -181,16 +181,35 @@ def _registry() -> str:
 def _suite() -> str:
     from benchgen.suite import Suite
 
-    methods = ["tasks", "protocol", "make_env", "check_task_available", "task_available", "agent_wrappers", "action_semantics",
-               "splits", "random_scores", "reference_scores", "scorer", "package_files"]
-    return (f"{md(Suite.__doc__)}\n\nClass attributes:\n\n{_attributes_list(Suite)}\n\n"
-            f"Methods:\n\n{_methods(Suite, methods)}")
+    methods = [
+        "tasks",
+        "protocol",
+        "make_env",
+        "check_task_available",
+        "task_available",
+        "agent_wrappers",
+        "action_semantics",
+        "splits",
+        "random_scores",
+        "reference_scores",
+        "scorer",
+        "package_files",
+    ]
+    return (
+        f"{md(Suite.__doc__)}\n\nClass attributes:\n\n{_attributes_list(Suite)}\n\n"
+        f"Methods:\n\n{_methods(Suite, methods)}"
+    )
+
+
+def _documented_fields(cls: type) -> str:
+    """A dataclass's qualified name, docstring and documented fields."""
+    return f"`{cls.__module__}.{cls.__qualname__}`: {md(cls.__doc__)}\n\n{_fields(cls)}"
 
 
 def _agent_needs() -> str:
     from benchgen.agent import AgentNeeds
 
-    return f"`benchgen.agent.AgentNeeds`: {md(AgentNeeds.__doc__)}\n\n{_fields(AgentNeeds)}"
+    return _documented_fields(AgentNeeds)
 
 
 def _env_contract() -> str:
@@ -210,13 +229,13 @@ def _vector_env() -> str:
 def _episode_end() -> str:
     from benchgen.suite import EpisodeEnd
 
-    return f"`benchgen.suite.EpisodeEnd`: {md(EpisodeEnd.__doc__)}\n\n{_fields(EpisodeEnd)}"
+    return _documented_fields(EpisodeEnd)
 
 
 def _split() -> str:
     from benchgen.suite import Split
 
-    return f"`benchgen.suite.Split`: {md(Split.__doc__)}\n\n{_fields(Split)}"
+    return _documented_fields(Split)
 
 
 def _load_split_yaml() -> str:
@@ -235,14 +254,16 @@ def _scorer() -> str:
     from benchgen.scoring import Scorer
 
     methods = ["task_score", "baselines", "reference", "score"]
-    return (f"`benchgen.scoring.Scorer(random_scores, references)`: {md(Scorer.__doc__)}\n\n"
-            f"{_attributes_list(Scorer)}\n{_methods(Scorer, methods)}")
+    return (
+        f"`benchgen.scoring.Scorer(random_scores, references)`: {md(Scorer.__doc__)}\n\n"
+        f"{_attributes_list(Scorer)}\n{_methods(Scorer, methods)}"
+    )
 
 
 def _reference_scores() -> str:
     from benchgen.scoring import ReferenceScores
 
-    return f"`benchgen.scoring.ReferenceScores`: {md(ReferenceScores.__doc__)}\n\n{_fields(ReferenceScores)}"
+    return _documented_fields(ReferenceScores)
 
 
 def _remote_envs() -> str:
@@ -250,11 +271,13 @@ def _remote_envs() -> str:
     from benchgen.agent import TrainingContext
     from benchgen.remote import EpisodeCollector, RemoteEnvFactory
 
-    return (f"{md(remote.__doc__)}\n\nThe context's side (`benchgen.agent.TrainingContext`):\n\n"
-            f"{_methods(TrainingContext, ['remote_envs', 'report_remote_episodes', 'ray'])}\n\n"
-            f"`benchgen.remote.RemoteEnvFactory`: {md(RemoteEnvFactory.__doc__)}\n\n"
-            f"`benchgen.remote.EpisodeCollector`: {md(EpisodeCollector.__doc__)}\n\n"
-            f"{_methods(EpisodeCollector, ['report'])}")
+    return (
+        f"{md(remote.__doc__)}\n\nThe context's side (`benchgen.agent.TrainingContext`):\n\n"
+        f"{_methods(TrainingContext, ['remote_envs', 'report_remote_episodes', 'ray'])}\n\n"
+        f"`benchgen.remote.RemoteEnvFactory`: {md(RemoteEnvFactory.__doc__)}\n\n"
+        f"`benchgen.remote.EpisodeCollector`: {md(EpisodeCollector.__doc__)}\n\n"
+        f"{_methods(EpisodeCollector, ['report'])}"
+    )
 
 
 def _kit_settings() -> str:

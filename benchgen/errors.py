@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 
 class UsageError(Exception):
@@ -16,8 +16,9 @@ class PluginError(UsageError):
     """A plugin failed to load or implements an unknown hook."""
 
 
-def did_you_mean(kind: str, name: str, choices: Iterable[str], hint: str = "",
-                 listed_by: str = "benchgen list") -> UsageError:
+def did_you_mean(
+    kind: str, name: str, choices: Iterable[str], hint: str = "", listed_by: str = "benchgen list"
+) -> UsageError:
     """Build the standard 'unknown X' error with a difflib suggestion; a long list of choices is
     not printed but named by the command that lists it (``listed_by``).
 

@@ -26,8 +26,10 @@ NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
 def names(name: str) -> dict[str, str]:
     """The template's variables for plugin ``name`` (also the suite and entry-point name)."""
     if not NAME_RE.fullmatch(name) or keyword.iskeyword(name):
-        raise UsageError(f"plugin name '{name}' must be lowercase letters, digits and '_', starting with a letter "
-                         "(it becomes the suite name and part of the import name)")
+        raise UsageError(
+            f"plugin name '{name}' must be lowercase letters, digits and '_', starting with a letter "
+            "(it becomes the suite name and part of the import name)"
+        )
     return {
         "name": name,
         "module": f"benchgen_{name}",

@@ -16,10 +16,11 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pluggy
 
@@ -92,7 +93,9 @@ class Registry:
         except Exception as exc:  # noqa: BLE001 - re-raised with the plugin named
             info.error = f"{type(exc).__name__}: {exc}"
             if strict:
-                raise PluginError(f"error importing plugin '{module_name}' named in {EXTRA_PLUGINS_ENV}: {info.error}") from exc
+                raise PluginError(
+                    f"error importing plugin '{module_name}' named in {EXTRA_PLUGINS_ENV}: {info.error}"
+                ) from exc
             return
         self.pm.register(plugin, name=module_name)
 
@@ -120,23 +123,11 @@ class Registry:
     # -- what plugins contribute ---------------------------------------------------------
     @cached_property
     def suites(self) -> dict[str, Suite]:
-        out: dict[str, Suite] = {}
-        for plugin_suites in self.pm.hook.benchgen_suites():
-            for suite in plugin_suites or []:
-                if suite.name in out:
-                    raise PluginError(f"two plugins define suite '{suite.name}'; uninstall one of them")
-                out[suite.name] = suite
-        return out
+        return _by_name(self.pm.hook.benchgen_suites(), "suite")
 
     @cached_property
     def agents(self) -> dict[str, AgentSpec]:
-        out: dict[str, AgentSpec] = {}
-        for specs in self.pm.hook.benchgen_agents():
-            for spec in specs or []:
-                if spec.name in out:
-                    raise PluginError(f"two plugins define agent '{spec.name}'; uninstall one of them")
-                out[spec.name] = spec
-        return out
+        return _by_name(self.pm.hook.benchgen_agents(), "agent")
 
     def suite(self, name: str) -> Suite:
         if name not in self.suites:
@@ -154,8 +145,10 @@ class Registry:
         known = set(suite.tasks())
         for split in _contributions(suite.splits(), self.pm.hook.benchgen_splits(suite=suite)):
             if split.name in out:
-                raise PluginError(f"split '{split.name}' of suite '{suite.name}' is defined twice (by the suite "
-                                  "or by plugins); rename one")
+                raise PluginError(
+                    f"split '{split.name}' of suite '{suite.name}' is defined twice (by the suite "
+                    "or by plugins); rename one"
+                )
             bad = [t for t in split.tasks if t not in known]
             if bad:
                 raise PluginError(f"split '{split.name}' of suite '{suite.name}' names unknown tasks {bad[:5]}")
@@ -178,7 +171,9 @@ class Registry:
         out = []
         for task in tasks:
             if task not in known:
-                raise did_you_mean(f"task of suite '{suite.name}'", task, known, listed_by=f"benchgen list {suite.name}")
+                raise did_you_mean(
+                    f"task of suite '{suite.name}'", task, known, listed_by=f"benchgen list {suite.name}"
+                )
             out.append(task)
         return out
 
@@ -199,8 +194,10 @@ class Registry:
         out: dict[str, ReferenceScores] = {}
         for table in _contributions(suite.reference_scores(), self.pm.hook.benchgen_reference_scores(suite=suite)):
             if table.name in out:
-                raise PluginError(f"reference table '{table.name}' of suite '{suite.name}' is defined twice (by the "
-                                  "suite or by plugins); rename one")
+                raise PluginError(
+                    f"reference table '{table.name}' of suite '{suite.name}' is defined twice (by the "
+                    "suite or by plugins); rename one"
+                )
             out[table.name] = table
         return out
 
@@ -215,6 +212,17 @@ def _contributions(own: Iterable[Any], from_plugins: Iterable[Iterable[Any] | No
 
 
 _default: Registry | None = None
+
+
+def _by_name(contributions: Iterable[list | None], what: str) -> dict[str, Any]:
+    """Every plugin's contributions (suites or agent specs) by name; a name twice stops start-up."""
+    out: dict[str, Any] = {}
+    for items in contributions:
+        for item in items or []:
+            if item.name in out:
+                raise PluginError(f"two plugins define {what} '{item.name}'; uninstall one of them")
+            out[item.name] = item
+    return out
 
 
 def get_registry() -> Registry:

@@ -157,7 +157,9 @@ class EpisodeCollector(EpisodeTracker):
         """The episodes finished and the frames used since the last report, sealed."""
         offset = self.worker * self.num_envs
         facts = {
-            "collector": self._id, "sequence": self._sequence, "frames": self.frames_done - self._reported_frames,
+            "collector": self._id,
+            "sequence": self._sequence,
+            "frames": self.frames_done - self._reported_frames,
             "episodes": [dict(dataclasses.asdict(end), env_index=offset + int(end.env_index)) for end in self._ends],
         }
         payload = json.dumps(facts, default=jsonable).encode()
@@ -177,16 +179,24 @@ class EpisodeInbox:
 
     def open(self, report: RemoteEpisodes) -> tuple[list[EpisodeEnd], int]:
         """(finished episodes, frames used) of a genuine report; ``RuntimeError`` otherwise."""
-        genuine = (isinstance(report, RemoteEpisodes) and isinstance(report.payload, bytes)
-                   and isinstance(report.seal, bytes) and hmac.compare_digest(self.key._seal(report.payload), report.seal))
+        genuine = (
+            isinstance(report, RemoteEpisodes)
+            and isinstance(report.payload, bytes)
+            and isinstance(report.seal, bytes)
+            and hmac.compare_digest(self.key._seal(report.payload), report.seal)
+        )
         if not genuine:
-            raise RuntimeError("refused a remote episode report that no collector of this unit's ctx.remote_envs() "
-                               "sealed (changed or made by hand); pass collector.report() on unchanged")
+            raise RuntimeError(
+                "refused a remote episode report that no collector of this unit's ctx.remote_envs() "
+                "sealed (changed or made by hand); pass collector.report() on unchanged"
+            )
         facts = json.loads(report.payload)
         expected = self._next.get(facts["collector"], 0)
         if facts["sequence"] != expected:
-            raise RuntimeError(f"refused remote episode report {facts['sequence']} of a collector whose next report "
-                               f"is {expected}; pass each collector.report() on once, in order")
+            raise RuntimeError(
+                f"refused remote episode report {facts['sequence']} of a collector whose next report "
+                f"is {expected}; pass each collector.report() on once, in order"
+            )
         self._next[facts["collector"]] = expected + 1
         return report.episodes, report.frames
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 import numpy as np
 
@@ -194,8 +194,10 @@ def format_score_table(result: dict) -> str:
 
     if not result["classes"]:  # raw scores only
         lines = [f"{task:24} {fmt(v):>14}" for task, v in result["raw"].items()]
-        lines.append(f"\n{result['n_tasks']} tasks, raw scores (no reference to normalize against): "
-                     f"mean {fmt(result['mean'])}, median {fmt(result['median'])}")
+        lines.append(
+            f"\n{result['n_tasks']} tasks, raw scores (no reference to normalize against): "
+            f"mean {fmt(result['mean'])}, median {fmt(result['median'])}"
+        )
         return "\n".join(lines)
     lines = [f"{'task':24} {'raw':>14} {'normalized':>11}  class"]
     for task, raw in result["raw"].items():
@@ -205,8 +207,10 @@ def format_score_table(result: dict) -> str:
         else:
             lines.append(f"{task:24} {fmt(raw):>14} {'-':>11}  (no reference: raw only)")
     lines.append("")
-    lines.append(f"baseline {result['baseline']}: {result['n_tasks']} tasks normalized; "
-                 f"median {result['median'] * 100:.2f}%, capped mean {result['mean'] * 100:.2f}%")
+    lines.append(
+        f"baseline {result['baseline']}: {result['n_tasks']} tasks normalized; "
+        f"median {result['median'] * 100:.2f}%, capped mean {result['mean'] * 100:.2f}%"
+    )
     lines.append("classes: " + ", ".join(f"{k} {v}" for k, v in result["classes"].items()))
     if result["unnormalized"]:
         lines.append(f"left out of the aggregates (no reference score): {', '.join(sorted(result['unnormalized']))}")

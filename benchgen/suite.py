@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import abc
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
@@ -206,7 +207,9 @@ class Suite(abc.ABC):
         protocol is the same in both, the mode is only recorded."""
 
     def check_task_available(self, task: str) -> None:
-        """Raise ``UsageError`` (one line, saying how to fix it) if ``task`` cannot run here."""
+        """Raise ``UsageError`` (one line, saying how to fix it) if ``task`` cannot run here.
+        Default: every task can."""
+        return None
 
     def task_available(self, task: str) -> bool:
         """Whether ``task`` can run on this machine (``benchgen list`` shows it)."""
@@ -256,8 +259,11 @@ class Suite(abc.ABC):
         """The suite's own reference tables: every other ``data/<name>_scores.csv`` is the table
         ``<name>`` (``task,score``; its leading ``#`` comment lines describe it). A table name
         given twice (here or by a plugin's ``benchgen_reference_scores``) stops start-up."""
-        return [read_reference_csv(path, path.name.removesuffix(REFERENCE_SCORES_SUFFIX))
-                for path in self.package_files("data", "*" + REFERENCE_SCORES_SUFFIX) if path.name != RANDOM_SCORES_FILE]
+        return [
+            read_reference_csv(path, path.name.removesuffix(REFERENCE_SCORES_SUFFIX))
+            for path in self.package_files("data", "*" + REFERENCE_SCORES_SUFFIX)
+            if path.name != RANDOM_SCORES_FILE
+        ]
 
     def scorer(self) -> Scorer | None:
         """The suite's own scorer: a :class:`benchgen.scoring.Scorer` over :meth:`random_scores`

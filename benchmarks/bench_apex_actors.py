@@ -37,8 +37,9 @@ PRESETS = {
     # the paper's network and loss (SABER/IQN: hidden 512, N = N' = 64, K = 32)
     "paper": {},
     # a small IQN head: acting and priorities cost about as much as the emulator
-    "small": dict(hidden_size=64, cosine_embedding_dim=16, num_tau_samples=8, num_tau_prime_samples=8,
-                  num_quantile_samples=8),
+    "small": dict(
+        hidden_size=64, cosine_embedding_dim=16, num_tau_samples=8, num_tau_prime_samples=8, num_quantile_samples=8
+    ),
 }
 
 
@@ -129,10 +130,17 @@ def one_round(args, actors: int) -> tuple[float, dict]:
     from benchgen_agents.rainbow_iqn import RainbowIQNConfig
     from benchgen_agents.rainbow_iqn.apex import ApexLearner
 
-    settings = dict(PRESETS[args.preset], actors=actors, actor_envs=args.actor_envs,
-                    actor_chunk_steps=args.chunk_steps, replay_capacity=args.replay_capacity,
-                    learning_starts_frames=4 if args.learn else args.replay_capacity * 4,
-                    synchronized=False, device="cpu", torch_threads=args.learner_threads)
+    settings = dict(
+        PRESETS[args.preset],
+        actors=actors,
+        actor_envs=args.actor_envs,
+        actor_chunk_steps=args.chunk_steps,
+        replay_capacity=args.replay_capacity,
+        learning_starts_frames=4 if args.learn else args.replay_capacity * 4,
+        synchronized=False,
+        device="cpu",
+        torch_threads=args.learner_threads,
+    )
     config = RainbowIQNConfig(**settings)
     suite, spec = get_registry().suite("atari_saber"), get_registry().agent("rainbow_iqn")
     env = suite.agent_wrappers(suite.make_env([args.game], seed=0), spec.needs)
@@ -151,10 +159,13 @@ def one_round(args, actors: int) -> tuple[float, dict]:
         env.close()
     s = learner.stats
     acting = s["act_seconds"] + s["priority_seconds"]
-    info = {"updates": agent.counters["updates"], "episodes": ctx.episodes,
-            "learner_busy": (s["insert_seconds"] + s["update_seconds"]) / max(learner.elapsed, 1e-9),
-            "priority_share": s["priority_seconds"] / acting if acting else float("nan"),
-            "steps_per_actor": s["steps"]}
+    info = {
+        "updates": agent.counters["updates"],
+        "episodes": ctx.episodes,
+        "learner_busy": (s["insert_seconds"] + s["update_seconds"]) / max(learner.elapsed, 1e-9),
+        "priority_share": s["priority_seconds"] / acting if acting else float("nan"),
+        "steps_per_actor": s["steps"],
+    }
     return ctx.rate(), info
 
 
@@ -179,27 +190,36 @@ def main() -> None:
     from benchgen.run.ray_cluster import connect
 
     connect(None, 0, 0)  # a local instance on 127.0.0.1
-    print(f"{args.game}, preset={args.preset}, actor_envs={args.actor_envs}, chunk={args.chunk_steps}, "
-          f"learner {'updating' if args.learn else 'inserting only'}; {os.cpu_count()} cores, "
-          f"Ray CPUs {ray.cluster_resources().get('CPU', 0):g}", flush=True)
+    print(
+        f"{args.game}, preset={args.preset}, actor_envs={args.actor_envs}, chunk={args.chunk_steps}, "
+        f"learner {'updating' if args.learn else 'inserting only'}; {os.cpu_count()} cores, "
+        f"Ray CPUs {ray.cluster_resources().get('CPU', 0):g}",
+        flush=True,
+    )
     rates: dict[int, list[float]] = {1: [], args.actors: []}
     try:
         for r in range(args.rounds):
             for n in (1, args.actors):
                 rate, info = one_round(args, n)
                 rates[n].append(rate)
-                print(f"round {r + 1}: {n} actor(s): {rate:8.1f} env steps/s ({4 * rate:8.1f} frames/s); "
-                      f"per actor {info['steps_per_actor']}, episodes {info['episodes']}, updates {info['updates']}, "
-                      f"priorities {100 * info['priority_share']:.0f}% of actor time, "
-                      f"learner busy {100 * info['learner_busy']:.0f}%; load average {os.getloadavg()[0]:.2f}",
-                      flush=True)
+                print(
+                    f"round {r + 1}: {n} actor(s): {rate:8.1f} env steps/s ({4 * rate:8.1f} frames/s); "
+                    f"per actor {info['steps_per_actor']}, episodes {info['episodes']}, updates {info['updates']}, "
+                    f"priorities {100 * info['priority_share']:.0f}% of actor time, "
+                    f"learner busy {100 * info['learner_busy']:.0f}%; load average {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
     finally:
         ray.shutdown()
     one, many = statistics.median(rates[1]), statistics.median(rates[args.actors])
-    print(f"median: 1 actor {one:.1f} steps/s, {args.actors} actors {many:.1f} steps/s; "
-          f"ratio {args.actors} vs 1: {many / one:.2f}x")
-    print("(the load average counts this benchmark's own processes too: about 1 + actors while it runs; "
-          "more means other programs shared the cores)")
+    print(
+        f"median: 1 actor {one:.1f} steps/s, {args.actors} actors {many:.1f} steps/s; "
+        f"ratio {args.actors} vs 1: {many / one:.2f}x"
+    )
+    print(
+        "(the load average counts this benchmark's own processes too: about 1 + actors while it runs; "
+        "more means other programs shared the cores)"
+    )
 
 
 if __name__ == "__main__":

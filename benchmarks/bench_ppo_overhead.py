@@ -36,9 +36,21 @@ import numpy as np
 
 #: ale-py AtariVectorEnv arguments of the SABER protocol (spec: atari_saber.md)
 SABER_ALE = dict(
-    frameskip=4, repeat_action_probability=0.25, full_action_space=True, noop_max=0, use_fire_reset=False,
-    episodic_life=False, life_loss_info=False, reward_clipping=False, max_num_frames_per_episode=21_600_000,
-    img_height=84, img_width=84, grayscale=True, stack_num=4, maxpool=True, autoreset_mode="SameStep",
+    frameskip=4,
+    repeat_action_probability=0.25,
+    full_action_space=True,
+    noop_max=0,
+    use_fire_reset=False,
+    episodic_life=False,
+    life_loss_info=False,
+    reward_clipping=False,
+    max_num_frames_per_episode=21_600_000,
+    img_height=84,
+    img_width=84,
+    grayscale=True,
+    stack_num=4,
+    maxpool=True,
+    autoreset_mode="SameStep",
 )
 
 
@@ -76,10 +88,22 @@ def run_plain_sb3(game: str, steps: int, num_envs: int, seed: int, threads: int)
     d = atari_defaults()
     start = time.perf_counter()
     vec = BenchgenVecEnv(ale_env(game, num_envs, seed, threads), clip_reward=d["clip_reward"])
-    model = PPO("CnnPolicy", vec, n_steps=d["n_steps"], batch_size=d["batch_size"], n_epochs=d["n_epochs"],
-                learning_rate=LinearSchedule(d["learning_rate"], 0.0, 1.0), clip_range=LinearSchedule(d["clip_range"], 0.0, 1.0),
-                gamma=d["gamma"], gae_lambda=d["gae_lambda"], ent_coef=d["ent_coef"], vf_coef=d["vf_coef"],
-                seed=seed, verbose=0, device="cpu")
+    model = PPO(
+        "CnnPolicy",
+        vec,
+        n_steps=d["n_steps"],
+        batch_size=d["batch_size"],
+        n_epochs=d["n_epochs"],
+        learning_rate=LinearSchedule(d["learning_rate"], 0.0, 1.0),
+        clip_range=LinearSchedule(d["clip_range"], 0.0, 1.0),
+        gamma=d["gamma"],
+        gae_lambda=d["gae_lambda"],
+        ent_coef=d["ent_coef"],
+        vf_coef=d["vf_coef"],
+        seed=seed,
+        verbose=0,
+        device="cpu",
+    )
     model.learn(total_timesteps=steps)
     elapsed = time.perf_counter() - start
     vec.close()
@@ -103,7 +127,12 @@ def _fallback_suite(threads: int):
             self.single_observation_space = self._env.single_observation_space
             self.single_action_space = self._env.single_action_space
             self.observation_space, self.action_space = self._env.observation_space, self._env.action_space
-            self._seed, self._score, self._len, self._ends = seed, np.zeros(self.num_envs), np.zeros(self.num_envs, int), []
+            self._seed, self._score, self._len, self._ends = (
+                seed,
+                np.zeros(self.num_envs),
+                np.zeros(self.num_envs, int),
+                [],
+            )
 
         def reset(self, *, seed=None, options=None):
             obs, _info = self._env.reset(seed=self._seed if seed is None else seed)
@@ -120,8 +149,15 @@ def _fallback_suite(threads: int):
             if done.any():
                 out["final_obs"] = info["final_obs"]
                 for i in np.flatnonzero(done):
-                    self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self._score[i]), int(self._len[i]),
-                                                 "game_over" if terminated[i] else "max_length"))
+                    self._ends.append(
+                        EpisodeEnd(
+                            int(i),
+                            self.tasks[i],
+                            float(self._score[i]),
+                            int(self._len[i]),
+                            "game_over" if terminated[i] else "max_length",
+                        )
+                    )
                 self._score[done] = 0
                 self._len[done] = 0
             return obs, rewards, terminated, truncated, out
@@ -153,8 +189,9 @@ def _fallback_suite(threads: int):
     return AleSuite()
 
 
-def run_benchgen(game: str, steps: int, num_envs: int, seed: int, threads: int,
-                 suite_name: str | None) -> tuple[int, float]:
+def run_benchgen(
+    game: str, steps: int, num_envs: int, seed: int, threads: int, suite_name: str | None
+) -> tuple[int, float]:
     """(agent steps, seconds) of one benchgen unit (``execute_unit``: env and agent creation,
     learning, recording, checkpoints). The budget is one vector step more than ``steps``: the
     agent stops exactly at its budget and skips the update after a rollout that ends on it, so
@@ -172,9 +209,15 @@ def run_benchgen(game: str, steps: int, num_envs: int, seed: int, threads: int,
             return [] if suite_name else [_fallback_suite(threads)]
 
     registry = Registry(plugins=[("bench_fallback", _Plugin())])
-    run = RunConfig(suite=suite_name or "ale_bench", agent="ppo", tasks=[game], seeds=[seed],
-                    budget=(steps + num_envs) * 4,
-                    num_envs=num_envs, progress=False)
+    run = RunConfig(
+        suite=suite_name or "ale_bench",
+        agent="ppo",
+        tasks=[game],
+        seeds=[seed],
+        budget=(steps + num_envs) * 4,
+        num_envs=num_envs,
+        progress=False,
+    )
     overrides = {**atari_defaults(), "device": "cpu"}
     resolved = resolve(registry, run, overrides)
     with tempfile.TemporaryDirectory() as tmp:
@@ -192,8 +235,12 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=4096, help="agent steps per run (a multiple of 8 x 128)")
     parser.add_argument("--num-envs", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=8)
-    parser.add_argument("--ale-threads", type=int, default=min(8, os.cpu_count() or 1),
-                        help="ale-py threads of the plain env (the suite uses min(num_envs, cpus))")
+    parser.add_argument(
+        "--ale-threads",
+        type=int,
+        default=min(8, os.cpu_count() or 1),
+        help="ale-py threads of the plain env (the suite uses min(num_envs, cpus))",
+    )
     parser.add_argument("--torch-threads", type=int, default=0, help="0: torch's default")
     args = parser.parse_args(argv)
 
@@ -204,8 +251,10 @@ def main(argv=None) -> None:
     from benchgen.registry import Registry
 
     suite_name = "atari_saber" if "atari_saber" in Registry().suites else None
-    print(f"game {args.game}, {args.steps} agent steps, {args.num_envs} envs, torch threads {torch.get_num_threads()}, "
-          f"benchgen env: {suite_name or 'fallback suite (atari_saber not installed)'}")
+    print(
+        f"game {args.game}, {args.steps} agent steps, {args.num_envs} envs, torch threads {torch.get_num_threads()}, "
+        f"benchgen env: {suite_name or 'fallback suite (atari_saber not installed)'}"
+    )
     plain, ours = [], []
     for r in range(args.rounds):
         # Alternate which runs first: on a shared machine the load drifts within a round too.
@@ -217,12 +266,17 @@ def main(argv=None) -> None:
             else:
                 n, seconds = run_benchgen(args.game, args.steps, args.num_envs, r, args.ale_threads, suite_name)
                 ours.append(n / seconds)
-        print(f"round {r}: plain SB3 {plain[-1]:7.1f} steps/s   benchgen ppo {ours[-1]:7.1f} steps/s   "
-              f"ratio {ours[-1] / plain[-1]:.3f}", flush=True)
+        print(
+            f"round {r}: plain SB3 {plain[-1]:7.1f} steps/s   benchgen ppo {ours[-1]:7.1f} steps/s   "
+            f"ratio {ours[-1] / plain[-1]:.3f}",
+            flush=True,
+        )
     p, o = statistics.median(plain), statistics.median(ours)
     paired = statistics.median(b / a for a, b in zip(plain, ours))
-    print(f"median: plain SB3 {p:.1f} steps/s, benchgen ppo {o:.1f} steps/s; "
-          f"median of the per-round ratios {paired:.3f} (target >= 0.95)")
+    print(
+        f"median: plain SB3 {p:.1f} steps/s, benchgen ppo {o:.1f} steps/s; "
+        f"median of the per-round ratios {paired:.3f} (target >= 0.95)"
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,15 @@ def make_env(game: str):
     from ale_py.vector_env import AtariVectorEnv
 
     return AtariVectorEnv(
-        game, 1, autoreset_mode="SameStep", repeat_action_probability=0.25, full_action_space=True,
-        noop_max=0, use_fire_reset=False, reward_clipping=False, episodic_life=False,
+        game,
+        1,
+        autoreset_mode="SameStep",
+        repeat_action_probability=0.25,
+        full_action_space=True,
+        noop_max=0,
+        use_fire_reset=False,
+        reward_clipping=False,
+        episodic_life=False,
     )
 
 
@@ -59,9 +66,15 @@ def run_rainbow(args) -> tuple[float, float]:
     from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 
     env = make_env(args.game)
-    cfg = RainbowIQNConfig(replay_capacity=args.steps + 100, learning_starts_frames=4 * args.learning_starts,
-                           torch_threads=args.threads, precision=args.precision)
-    agent = make_agent(cfg, AgentEnvironment(env.single_observation_space, env.single_action_space, cfg.frames_per_step))
+    cfg = RainbowIQNConfig(
+        replay_capacity=args.steps + 100,
+        learning_starts_frames=4 * args.learning_starts,
+        torch_threads=args.threads,
+        precision=args.precision,
+    )
+    agent = make_agent(
+        cfg, AgentEnvironment(env.single_observation_space, env.single_action_space, cfg.frames_per_step)
+    )
     ctx = TimedContext(env, args.steps, args.learning_starts)
     start = time.perf_counter()
     agent.learn(env, ctx)
@@ -92,7 +105,10 @@ def run_qrdqn(args) -> tuple[float, float]:
             obs, rewards, term, trunc, info = self.env.step(self._actions)
             infos = [{} for _ in range(self.num_envs)]
             for i in np.flatnonzero(term | trunc):
-                infos[i] = {"terminal_observation": info["final_obs"][i], "TimeLimit.truncated": bool(trunc[i] and not term[i])}
+                infos[i] = {
+                    "terminal_observation": info["final_obs"][i],
+                    "TimeLimit.truncated": bool(trunc[i] and not term[i]),
+                }
             return obs, rewards.astype(np.float32), term | trunc, infos
 
         def close(self):
@@ -119,8 +135,18 @@ def run_qrdqn(args) -> tuple[float, float]:
             return True
 
     vec = AleVecEnv(make_env(args.game))
-    model = QRDQN("CnnPolicy", vec, buffer_size=args.steps + 100, learning_starts=args.learning_starts, batch_size=32,
-                  train_freq=4, gradient_steps=1, target_update_interval=8000, seed=0, device="auto")
+    model = QRDQN(
+        "CnnPolicy",
+        vec,
+        buffer_size=args.steps + 100,
+        learning_starts=args.learning_starts,
+        batch_size=32,
+        train_freq=4,
+        gradient_steps=1,
+        target_update_interval=8000,
+        seed=0,
+        device="auto",
+    )
     start = time.perf_counter()
     model.learn(total_timesteps=args.steps, callback=Timer())
     end = time.perf_counter()
@@ -134,18 +160,24 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1600)
     parser.add_argument("--learning-starts", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=0, help="torch threads for both (0: all cores)")
-    parser.add_argument("--precision", default="float32", choices=["float32", "bfloat16"], help="Rainbow-IQN's precision")
+    parser.add_argument(
+        "--precision", default="float32", choices=["float32", "bfloat16"], help="Rainbow-IQN's precision"
+    )
     args = parser.parse_args()
     threads = args.threads = args.threads or len(os.sched_getaffinity(0))
     ours_all, ours_learning = run_rainbow(args)
     torch.set_num_threads(threads)
     theirs_all, theirs_learning = run_qrdqn(args)
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    print(f"{args.game}, {args.steps} agent steps, learning from step {args.learning_starts}, device {device}, "
-          f"{threads} threads, Rainbow-IQN in {args.precision}")
+    print(
+        f"{args.game}, {args.steps} agent steps, learning from step {args.learning_starts}, device {device}, "
+        f"{threads} threads, Rainbow-IQN in {args.precision}"
+    )
     print(f"rainbow_iqn  {ours_all:8.1f} steps/s overall  {ours_learning:8.1f} steps/s while learning")
     print(f"qrdqn (sb3)  {theirs_all:8.1f} steps/s overall  {theirs_learning:8.1f} steps/s while learning")
-    print(f"ratio rainbow_iqn / qrdqn: {ours_all / theirs_all:.3f} overall, {ours_learning / theirs_learning:.3f} while learning")
+    print(
+        f"ratio rainbow_iqn / qrdqn: {ours_all / theirs_all:.3f} overall, {ours_learning / theirs_learning:.3f} while learning"
+    )
 
 
 if __name__ == "__main__":

@@ -26,13 +26,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="breakout")
     parser.add_argument("--capacity", type=int, default=50_000)
-    parser.add_argument("--steps", type=int, default=60_000, help="agent steps to play (more than capacity: the ring wraps)")
+    parser.add_argument(
+        "--steps", type=int, default=60_000, help="agent steps to play (more than capacity: the ring wraps)"
+    )
     args = parser.parse_args()
     from ale_py.vector_env import AtariVectorEnv
 
     env = AtariVectorEnv(
-        args.game, 1, autoreset_mode="SameStep", repeat_action_probability=0.25, full_action_space=True,
-        noop_max=0, use_fire_reset=False, reward_clipping=False, episodic_life=False,
+        args.game,
+        1,
+        autoreset_mode="SameStep",
+        repeat_action_probability=0.25,
+        full_action_space=True,
+        noop_max=0,
+        use_fire_reset=False,
+        reward_clipping=False,
+        episodic_life=False,
     )
     replay = PrioritizedReplay(args.capacity, 1, (4, 84, 84), np.uint8, 4, 3, 0.99, 0.2, 1.0, 18)
     rng = np.random.default_rng(0)
@@ -51,9 +60,15 @@ def main() -> None:
     per_transition = replay.nbytes / held
     per_slot = replay.nbytes / replay.slots
     full = PrioritizedReplay.estimate_bytes(1_000_000, (4, 84, 84), np.uint8, 4)
-    print(f"{args.game}: {args.steps} steps, {episodes} episodes (mean length {args.steps / max(episodes, 1):.0f}), {elapsed:.0f}s")
-    print(f"replay of {replay.slots} slots: {replay.nbytes / 2**20:.1f} MiB, {held} transitions held, {replay.num_valid} sampleable")
-    print(f"bytes per stored transition: {per_transition:.1f} (floor {FLOOR}); ratio {per_transition / FLOOR:.4f} (target <= 1.1)")
+    print(
+        f"{args.game}: {args.steps} steps, {episodes} episodes (mean length {args.steps / max(episodes, 1):.0f}), {elapsed:.0f}s"
+    )
+    print(
+        f"replay of {replay.slots} slots: {replay.nbytes / 2**20:.1f} MiB, {held} transitions held, {replay.num_valid} sampleable"
+    )
+    print(
+        f"bytes per stored transition: {per_transition:.1f} (floor {FLOOR}); ratio {per_transition / FLOOR:.4f} (target <= 1.1)"
+    )
     print(f"bytes per slot (no episode boundaries): {per_slot:.1f}; ratio {per_slot / FLOOR:.4f}")
     print(f"1M-transition memory allocates {full / 2**30:.2f} GiB = {full / 1e6:.1f} bytes per slot")
 

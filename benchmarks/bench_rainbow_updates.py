@@ -56,7 +56,9 @@ def make_qrdqn(obs_space, act_space, fill: int, device: str):
         def step(self, action):
             return obs_space.sample(), 0.0, False, False, {}
 
-    model = QRDQN("CnnPolicy", Dummy(), buffer_size=fill + 1000, batch_size=32, learning_starts=0, device=device, seed=0)
+    model = QRDQN(
+        "CnnPolicy", Dummy(), buffer_size=fill + 1000, batch_size=32, learning_starts=0, device=device, seed=0
+    )
     model.set_logger(configure(None, []))
     rng = np.random.default_rng(0)
     for _ in range(fill):
@@ -81,8 +83,12 @@ def main() -> None:
     parser.add_argument("--fill", type=int, default=5000, help="transitions in each replay")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
     parser.add_argument("--device", default="auto")
-    parser.add_argument("--precision", default="float32", choices=["float32", "bfloat16"],
-                        help="bfloat16: autocast for both learners (Rainbow-IQN's precision setting)")
+    parser.add_argument(
+        "--precision",
+        default="float32",
+        choices=["float32", "bfloat16"],
+        help="bfloat16: autocast for both learners (Rainbow-IQN's precision setting)",
+    )
     args = parser.parse_args()
     threads = args.threads or len(os.sched_getaffinity(0))
     torch.set_num_threads(threads)
@@ -119,12 +125,16 @@ def main() -> None:
     ours_ups, theirs_ups = total / spent["rainbow_iqn"], total / spent["qrdqn"]
     ours_flops = flops_per_update(lambda: run_ours(1))
     theirs_flops = flops_per_update(lambda: run_theirs(1))
-    print(f"device: {device}, torch threads: {threads}, {args.precision}, batch 32, obs 4x84x84 uint8, "
-          f"18 actions, {total} updates each")
+    print(
+        f"device: {device}, torch threads: {threads}, {args.precision}, batch 32, obs 4x84x84 uint8, "
+        f"18 actions, {total} updates each"
+    )
     print(f"rainbow_iqn  {ours_ups:8.2f} updates/s   {ours_flops / 1e9:7.2f} GFLOP/update")
     print(f"qrdqn (sb3)  {theirs_ups:8.2f} updates/s   {theirs_flops / 1e9:7.2f} GFLOP/update")
-    print(f"ratio rainbow_iqn / qrdqn: {ours_ups / theirs_ups:.3f} (target >= 1.0); "
-          f"FLOP ratio qrdqn / rainbow_iqn: {theirs_flops / ours_flops:.3f}")
+    print(
+        f"ratio rainbow_iqn / qrdqn: {ours_ups / theirs_ups:.3f} (target >= 1.0); "
+        f"FLOP ratio qrdqn / rainbow_iqn: {theirs_flops / ours_flops:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -36,8 +36,8 @@ import numpy as np
 
 from benchgen_sonic.env import BUTTON_MASKS, mask_to_buttons
 from benchgen_sonic.protocol import SonicProtocol
-from benchgen_sonic.testing import AIRSTRIKER, AIRSTRIKER_INFO, airstriker_level
 from benchgen_sonic.suite import SonicSuite
+from benchgen_sonic.testing import AIRSTRIKER, AIRSTRIKER_INFO, airstriker_level
 from benchgen_sonic.vector import SonicVectorEnv
 
 FRAME_SKIP = SonicProtocol().frame_skip
@@ -128,10 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-workers", type=int, default=os.cpu_count() or 1, help="largest N")
     args = parser.parse_args(argv)
 
-    print(f"Airstriker test level, {os.cpu_count()} CPU cores, frame skip {FRAME_SKIP}, "
-          f"{args.repeats} x {args.seconds:.0f} s per contender; load average {os.getloadavg()[0]:.2f}")
-    print(f"{'N':>2} {'raw x N':>9} {'core x N':>9} {'suite':>9} {'suite/(N raw)':>13} {'suite/(N core)':>14}"
-          f" {'CPU us/frame raw':>16} {'suite':>6}  worker RSS MiB")
+    print(
+        f"Airstriker test level, {os.cpu_count()} CPU cores, frame skip {FRAME_SKIP}, "
+        f"{args.repeats} x {args.seconds:.0f} s per contender; load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"{'N':>2} {'raw x N':>9} {'core x N':>9} {'suite':>9} {'suite/(N raw)':>13} {'suite/(N core)':>14}"
+        f" {'CPU us/frame raw':>16} {'suite':>6}  worker RSS MiB"
+    )
     level = airstriker_level(10**6)
     sonic = SonicSuite(levels=[level])
     for n in range(1, args.max_workers + 1):
@@ -151,12 +155,17 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             env.close()
         raw_fps, raw_us, core_fps, suite_fps, suite_us = map(statistics.median, (raw, raw_cpu, core, suite, suite_cpu))
-        print(f"{n:>2} {n * raw_fps:>9.0f} {n * core_fps:>9.0f} {suite_fps:>9.0f} "
-              f"{suite_fps / (n * raw_fps):>13.2f} {suite_fps / (n * core_fps):>14.2f} "
-              f"{raw_us:>16.0f} {suite_us:>6.0f}  " + ", ".join(f"{m:.0f}" for m in rss)
-              + (f"  (workers pinned to CPUs {pinned})" if pinned else ""))
-    print(f"main process RSS {rss_mib(os.getpid()):.0f} MiB; load average {os.getloadavg()[0]:.2f} "
-          "(other processes on the machine lower every number and the ratios)")
+        print(
+            f"{n:>2} {n * raw_fps:>9.0f} {n * core_fps:>9.0f} {suite_fps:>9.0f} "
+            f"{suite_fps / (n * raw_fps):>13.2f} {suite_fps / (n * core_fps):>14.2f} "
+            f"{raw_us:>16.0f} {suite_us:>6.0f}  "
+            + ", ".join(f"{m:.0f}" for m in rss)
+            + (f"  (workers pinned to CPUs {pinned})" if pinned else "")
+        )
+    print(
+        f"main process RSS {rss_mib(os.getpid()):.0f} MiB; load average {os.getloadavg()[0]:.2f} "
+        "(other processes on the machine lower every number and the ratios)"
+    )
     return 0
 
 

@@ -19,9 +19,24 @@ from pathlib import Path
 
 def sweep(executor_args: list[str], frames: str, games: str) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "benchgen", "run", "atari_saber", "random", "--games", games,
-               "--seeds", "0,1", "--frames", frames, "--out", str(Path(tmp) / "run"), "--no-progress",
-               *executor_args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchgen",
+            "run",
+            "atari_saber",
+            "random",
+            "--games",
+            games,
+            "--seeds",
+            "0,1",
+            "--frames",
+            frames,
+            "--out",
+            str(Path(tmp) / "run"),
+            "--no-progress",
+            *executor_args,
+        ]
         start = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)
         return time.perf_counter() - start

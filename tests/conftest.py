@@ -21,11 +21,18 @@ def cli_env(extra_plugins: str | None = "tests.fixture_plugins.toy_suite") -> di
     return env
 
 
-def run_cli(*args: str, plugins: str | None = "tests.fixture_plugins.toy_suite", cwd=None, timeout=600, **kw) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, plugins: str | None = "tests.fixture_plugins.toy_suite", cwd=None, timeout=600, **kw
+) -> subprocess.CompletedProcess:
     """Run ``python -m benchgen ARGS`` and capture its output."""
     return subprocess.run(
         [sys.executable, "-m", "benchgen", *map(str, args)],
-        capture_output=True, text=True, env=cli_env(plugins), cwd=cwd or REPO, timeout=timeout, **kw,
+        capture_output=True,
+        text=True,
+        env=cli_env(plugins),
+        cwd=cwd or REPO,
+        timeout=timeout,
+        **kw,
     )
 
 

@@ -18,8 +18,11 @@ def _modules() -> list[str]:
     for package in PACKAGES:
         root = importlib.import_module(package)
         names.append(package)
-        names += [m.name for m in pkgutil.walk_packages(root.__path__, prefix=f"{package}.")
-                  if not m.name.endswith("__main__")]
+        names += [
+            m.name
+            for m in pkgutil.walk_packages(root.__path__, prefix=f"{package}.")
+            if not m.name.endswith("__main__")
+        ]
     return names
 
 

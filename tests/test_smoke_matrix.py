@@ -25,9 +25,19 @@ SUITES = {
 #: settings that make an agent's unit take seconds (small networks, replay and rollouts); an
 #: agent missing here runs with its defaults
 TINY = {
-    "rainbow_iqn": dict(hidden_size=32, mlp_hidden_size=32, num_tau_samples=8, num_tau_prime_samples=8,
-                        num_quantile_samples=4, cosine_embedding_dim=16, replay_capacity=2000,
-                        learning_starts_frames=400, target_update_frames=400, batch_size=8, log_every_updates=10),
+    "rainbow_iqn": dict(
+        hidden_size=32,
+        mlp_hidden_size=32,
+        num_tau_samples=8,
+        num_tau_prime_samples=8,
+        num_quantile_samples=4,
+        cosine_embedding_dim=16,
+        replay_capacity=2000,
+        learning_starts_frames=400,
+        target_update_frames=400,
+        batch_size=8,
+        log_every_updates=10,
+    ),
     "ppo": dict(n_steps=32, batch_size=32, n_epochs=1),
 }
 
@@ -48,10 +58,33 @@ def test_agent_on_suite(tmp_path, agent, suite):
     out = tmp_path / "run"
     split = tmp_path / "split.yaml"
     split.write_text(f"name: smoke\ntrain: [{tasks[0]}]\ntest: [{tasks[-1]}]\n")
-    selection = ["--split", str(split), "--finetune", "--set=run.zeroshot_episodes=1", "--set=run.zeroshot_frames=200",
-                 "--set=run.finetune_budget=200"] if Registry(autoload=True).agent(agent).joint else ["--tasks", tasks[0]]
-    proc = run_cli("run", name, agent, *selection, *budget, "--num-envs", "2", "--out", out, "--no-progress",
-                   *_tiny(agent), plugins=plugins, timeout=600)
+    selection = (
+        [
+            "--split",
+            str(split),
+            "--finetune",
+            "--set=run.zeroshot_episodes=1",
+            "--set=run.zeroshot_frames=200",
+            "--set=run.finetune_budget=200",
+        ]
+        if Registry(autoload=True).agent(agent).joint
+        else ["--tasks", tasks[0]]
+    )
+    proc = run_cli(
+        "run",
+        name,
+        agent,
+        *selection,
+        *budget,
+        "--num-envs",
+        "2",
+        "--out",
+        out,
+        "--no-progress",
+        *_tiny(agent),
+        plugins=plugins,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     conn = sqlite3.connect(out / "results.sqlite")
     try:

@@ -61,6 +61,19 @@ LEGACY_MODEL_FILE = "ppo.zip"
 FORMAT = 2
 #: the Nature CNN's three convolutions need at least 36x36 pixels
 MIN_CNN_SIZE = 36
+#: PPOConfig fields passed to SB3's PPO under the same name and unchanged
+SB3_SETTINGS = (
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "ent_coef",
+    "vf_coef",
+    "max_grad_norm",
+    "normalize_advantage",
+    "target_kl",
+)
 
 
 def choose_policy(requested: str, observation_space: gym.Space) -> str:
@@ -154,20 +167,11 @@ class PPOAgent(Agent):
     # -- SB3 plumbing ----------------------------------------------------------------------
     def _hyperparameters(self) -> dict[str, Any]:
         c = self.config
-        return dict(
-            learning_rate=_schedule(c.learning_rate, c.lr_schedule),
-            n_steps=c.n_steps,
-            batch_size=c.batch_size,
-            n_epochs=c.n_epochs,
-            gamma=c.gamma,
-            gae_lambda=c.gae_lambda,
-            clip_range=_schedule(c.clip_range, c.clip_schedule),
-            ent_coef=c.ent_coef,
-            vf_coef=c.vf_coef,
-            max_grad_norm=c.max_grad_norm,
-            normalize_advantage=c.normalize_advantage,
-            target_kl=c.target_kl,
-        )
+        return {
+            "learning_rate": _schedule(c.learning_rate, c.lr_schedule),
+            "clip_range": _schedule(c.clip_range, c.clip_schedule),
+            **{name: getattr(c, name) for name in SB3_SETTINGS},
+        }
 
     def _features_dim(self) -> int | None:
         return self.config.features_dim if self.policy == "CnnPolicy" else None
@@ -181,8 +185,12 @@ class PPOAgent(Agent):
     def _new_policy(self) -> ActorCriticPolicy:
         """The policy ``PPO(...)`` would build for this agent, without an env (to load and act)."""
         # The schedule only sets the optimizer's initial lr; a bound model's SB3 updates it every rollout.
-        policy = PPO.policy_aliases[self.policy](_sb3_observation_space(self.observation_space), self.action_space,
-                                                 ConstantSchedule(self.config.learning_rate), **self._policy_kwargs())
+        policy = PPO.policy_aliases[self.policy](
+            _sb3_observation_space(self.observation_space),
+            self.action_space,
+            ConstantSchedule(self.config.learning_rate),
+            **self._policy_kwargs(),
+        )
         return policy.to(get_device(self.config.device))
 
     def _bind(self, vec: BenchgenVecEnv, seed: int) -> PPO:
@@ -202,8 +210,15 @@ class PPOAgent(Agent):
         # A new model for vec: SB3 sizes the rollout buffer by vec's number of sub-environments.
         # Its settings are *this* unit's config (a fine-tuning config); the weights and Adam
         # state come from the loaded (or previous) policy.
-        model = PPO(self.policy, vec, policy_kwargs=self._policy_kwargs(), device=self.config.device,
-                    seed=None, verbose=0, **self._hyperparameters())
+        model = PPO(
+            self.policy,
+            vec,
+            policy_kwargs=self._policy_kwargs(),
+            device=self.config.device,
+            seed=None,
+            verbose=0,
+            **self._hyperparameters(),
+        )
         if source is not None:
             model.policy.load_state_dict(source.state_dict())
             model.policy.optimizer.load_state_dict(source.optimizer.state_dict())
@@ -223,8 +238,9 @@ class PPOAgent(Agent):
             # the joint run's moment estimates belong to other tasks' data. A resume of the same
             # unit keeps its optimizer state.
             policy = model.policy
-            policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0),
-                                                      **policy.optimizer_kwargs)
+            policy.optimizer = policy.optimizer_class(
+                policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs
+            )
         model.set_logger(Logger(folder=None, output_formats=[_ContextWriter(ctx)]))
         # The unit's step counter drives SB3's progress (schedules) and survives resumes.
         model.num_timesteps = ctx.steps_done
@@ -255,13 +271,19 @@ class PPOAgent(Agent):
             # Loaded and only evaluated (a zero-shot unit): the weights are the loaded ones.
             policy, steps, updates = self._loaded, None, self._loaded_updates
         if policy is not None:
-            save_tensors({"policy": policy.state_dict(), "optimizer": policy.optimizer.state_dict()},
-                         directory / MODEL_FILE)
+            save_tensors(
+                {"policy": policy.state_dict(), "optimizer": policy.optimizer.state_dict()}, directory / MODEL_FILE
+            )
         # else: never trained (no env step taken): nothing but the state file
         state = {
-            "format": FORMAT, "policy": self.policy, "features_dim": self._features_dim(),
-            "observation_space": _space_info(self.observation_space), "action_space": _space_info(self.action_space),
-            "weights": policy is not None, "num_timesteps": steps, "n_updates": updates if policy is not None else 0,
+            "format": FORMAT,
+            "policy": self.policy,
+            "features_dim": self._features_dim(),
+            "observation_space": _space_info(self.observation_space),
+            "action_space": _space_info(self.action_space),
+            "weights": policy is not None,
+            "num_timesteps": steps,
+            "n_updates": updates if policy is not None else 0,
             "stable_baselines3": stable_baselines3.__version__,
         }
         save_json(state, directory / STATE_FILE, indent=2)
@@ -270,22 +292,31 @@ class PPOAgent(Agent):
         directory = Path(directory)
         if not (directory / MODEL_FILE).is_file():
             if (directory / LEGACY_MODEL_FILE).exists():
-                raise UsageError(f"checkpoint {directory} holds a PPO model in a format benchgen no longer loads "
-                                 f"({LEGACY_MODEL_FILE}: stable-baselines3's zip, which unpickles code); retrain it "
-                                 f"with this version of benchgen, which writes {MODEL_FILE} (tensors only)")
+                raise UsageError(
+                    f"checkpoint {directory} holds a PPO model in a format benchgen no longer loads "
+                    f"({LEGACY_MODEL_FILE}: stable-baselines3's zip, which unpickles code); retrain it "
+                    f"with this version of benchgen, which writes {MODEL_FILE} (tensors only)"
+                )
             if (directory / STATE_FILE).is_file():
                 if self._check_state(directory)["weights"]:
-                    raise UsageError(f"checkpoint {directory} lost its PPO model ({MODEL_FILE} is missing); restore "
-                                     f"it, or start from another checkpoint")
+                    raise UsageError(
+                        f"checkpoint {directory} lost its PPO model ({MODEL_FILE} is missing); restore "
+                        f"it, or start from another checkpoint"
+                    )
                 return  # saved before any step was taken: the fresh model is the same thing
             written_by = _checkpoint_info(directory).get("agent", "?")
-            raise UsageError(f"checkpoint {directory} holds no PPO model ({MODEL_FILE}); it was written by "
-                             f"agent '{written_by}': start from a checkpoint of a ppo agent")
+            raise UsageError(
+                f"checkpoint {directory} holds no PPO model ({MODEL_FILE}); it was written by "
+                f"agent '{written_by}': start from a checkpoint of a ppo agent"
+            )
         state = self._check_state(directory)
         tensors = load_tensors(directory / MODEL_FILE, "PPO checkpoint", keys=("policy", "optimizer"))
         policy = self._new_policy()
-        with refusing_bad_state("PPO checkpoint", directory / MODEL_FILE,
-                                "start from a checkpoint written by a ppo agent on the same observations and actions"):
+        with refusing_bad_state(
+            "PPO checkpoint",
+            directory / MODEL_FILE,
+            "start from a checkpoint written by a ppo agent on the same observations and actions",
+        ):
             policy.load_state_dict(tensors["policy"])
             policy.optimizer.load_state_dict(tensors["optimizer"])
         self._loaded, self._loaded_updates = policy, state["n_updates"]
@@ -297,21 +328,29 @@ class PPOAgent(Agent):
         path = directory / STATE_FILE
         state = load_json(path, "PPO checkpoint state")
         if state.get("format") != FORMAT:
-            raise UsageError(f"PPO checkpoint state {path} is not in benchgen's format {FORMAT} (format "
-                             f"{state.get('format')!r}); retrain with this version of benchgen")
+            raise UsageError(
+                f"PPO checkpoint state {path} is not in benchgen's format {FORMAT} (format "
+                f"{state.get('format')!r}); retrain with this version of benchgen"
+            )
         saved, mine = (state.get("policy"), state.get("features_dim")), (self.policy, self._features_dim())
         if saved != mine:
-            raise UsageError(f"checkpoint {directory} holds a policy with {_architecture(*saved)}, this unit's config "
-                             f"builds one with {_architecture(*mine)}: set {_architecture(*saved)} to start from it")
+            raise UsageError(
+                f"checkpoint {directory} holds a policy with {_architecture(*saved)}, this unit's config "
+                f"builds one with {_architecture(*mine)}: set {_architecture(*saved)} to start from it"
+            )
         spaces = (_space_info(self.observation_space), _space_info(self.action_space))
         if (state.get("observation_space"), state.get("action_space")) != spaces:
-            raise UsageError(f"checkpoint {directory} was written for observations {state.get('observation_space')} "
-                             f"and actions {state.get('action_space')}, this task has {spaces[0]} and {spaces[1]}: "
-                             f"start from a checkpoint of tasks with the same observations and actions")
+            raise UsageError(
+                f"checkpoint {directory} was written for observations {state.get('observation_space')} "
+                f"and actions {state.get('action_space')}, this task has {spaces[0]} and {spaces[1]}: "
+                f"start from a checkpoint of tasks with the same observations and actions"
+            )
         updates = state.get("n_updates")
         if not isinstance(updates, int) or isinstance(updates, bool) or not isinstance(state.get("weights"), bool):
-            raise UsageError(f"PPO checkpoint state {path} is damaged (no integer n_updates or boolean weights); "
-                             f"start from another checkpoint, or retrain")
+            raise UsageError(
+                f"PPO checkpoint state {path} is damaged (no integer n_updates or boolean weights); "
+                f"start from another checkpoint, or retrain"
+            )
         return state
 
 

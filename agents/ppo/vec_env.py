@@ -15,7 +15,8 @@ processes, no per-sub-environment Python env objects. It is used both by the ``p
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np

@@ -41,7 +41,9 @@ STATE_JSON = "rainbow_iqn.json"
 REPLAY_DIR = "replay"
 
 
-def quantile_huber_loss(quantiles: torch.Tensor, taus: torch.Tensor, targets: torch.Tensor, kappa: float) -> torch.Tensor:
+def quantile_huber_loss(
+    quantiles: torch.Tensor, taus: torch.Tensor, targets: torch.Tensor, kappa: float
+) -> torch.Tensor:
     """Per-sample IQN loss.
 
     ``quantiles`` (B, N): Z_{tau_i}(x, a) of the online net at the sampled ``taus`` (B, N);
@@ -155,13 +157,16 @@ class RainbowIQNAgent(IQNCore, Agent):
         super().__init__(config, environment)
         self.obs_shape, self.obs_dtype = check_spaces(self.observation_space, self.action_space, config)
         self.num_actions = int(self.action_space.n)
-        needed = PrioritizedReplay.estimate_bytes(config.replay_capacity, self.obs_shape, self.obs_dtype, config.frame_stack)
+        needed = PrioritizedReplay.estimate_bytes(
+            config.replay_capacity, self.obs_shape, self.obs_dtype, config.frame_stack
+        )
         check_replay_fits(needed, config.replay_capacity, f"observations of shape {self.obs_shape}")
         self.device = pick_device(config.device)
         if self.device.type == "cpu":
             # 0 = the machine's cores, or the share the runner gives a unit (OMP_NUM_THREADS, --jobs)
-            torch.set_num_threads(config.torch_threads or int(os.environ.get("OMP_NUM_THREADS", 0))
-                                  or len(os.sched_getaffinity(0)))
+            torch.set_num_threads(
+                config.torch_threads or int(os.environ.get("OMP_NUM_THREADS", 0)) or len(os.sched_getaffinity(0))
+            )
         self.replay: PrioritizedReplay | None = None
         self.counters = {
             "agent_steps": 0,  # transitions taken, all sub-environments together
@@ -252,7 +257,9 @@ class RainbowIQNAgent(IQNCore, Agent):
             actions = self._argmax_actions(obs)
             next_obs, rewards, terminated, truncated, infos = env.step(actions)
             if (terminated | truncated).any() and "final_obs" not in infos:
-                raise UsageError("rainbow_iqn needs SAME_STEP autoreset with info['final_obs'] (the suite env contract)")
+                raise UsageError(
+                    "rainbow_iqn needs SAME_STEP autoreset with info['final_obs'] (the suite env contract)"
+                )
             self.replay.add(obs, actions, rewards, terminated, truncated, next_obs, infos.get("final_obs"))
             obs = next_obs
             c["agent_steps"] += num_envs
@@ -323,8 +330,16 @@ class RainbowIQNAgent(IQNCore, Agent):
         the Ape-X learner."""
         cfg = self.config
         return PrioritizedReplay(
-            cfg.replay_capacity, num_envs, self.obs_shape, self.obs_dtype, cfg.frame_stack, cfg.n_step, cfg.gamma,
-            cfg.priority_exponent, cfg.reward_clip, self.num_actions,
+            cfg.replay_capacity,
+            num_envs,
+            self.obs_shape,
+            self.obs_dtype,
+            cfg.frame_stack,
+            cfg.n_step,
+            cfg.gamma,
+            cfg.priority_exponent,
+            cfg.reward_clip,
+            self.num_actions,
         )
 
     # -- checkpoints --------------------------------------------------------------------------
@@ -365,15 +380,24 @@ class RainbowIQNAgent(IQNCore, Agent):
         directory = Path(directory)
         if not (directory / CHECKPOINT).is_file():
             raise UsageError(f"{directory} holds no Rainbow-IQN checkpoint ({CHECKPOINT} is missing)")
-        ckpt = load_tensors(directory / CHECKPOINT, "Rainbow-IQN checkpoint",
-                            keys=("online", "target", "optimizer", "generator", "torch_global", "cuda_global"))
+        ckpt = load_tensors(
+            directory / CHECKPOINT,
+            "Rainbow-IQN checkpoint",
+            keys=("online", "target", "optimizer", "generator", "torch_global", "cuda_global"),
+        )
         state = load_json(directory / STATE_JSON, "Rainbow-IQN checkpoint state")
-        with refusing_bad_state("Rainbow-IQN checkpoint", directory,
-                                "start from a checkpoint written by rainbow_iqn on the same observations and actions"):
+        with refusing_bad_state(
+            "Rainbow-IQN checkpoint",
+            directory,
+            "start from a checkpoint written by rainbow_iqn on the same observations and actions",
+        ):
             self._restore(ckpt, state)
         # numpy arrays (allow_pickle=False) and JSON; a damaged memory stops the resume in one line
-        with refusing_bad_state("Rainbow-IQN replay", directory / REPLAY_DIR,
-                                f"remove that {REPLAY_DIR} folder to resume with an empty memory"):
+        with refusing_bad_state(
+            "Rainbow-IQN replay",
+            directory / REPLAY_DIR,
+            f"remove that {REPLAY_DIR} folder to resume with an empty memory",
+        ):
             saved_envs = PrioritizedReplay.saved_num_envs(directory / REPLAY_DIR) if state.get("replay_saved") else None
             if saved_envs is not None:
                 self.replay = self.new_replay(saved_envs)

@@ -98,19 +98,33 @@ def local_capacity(config, num_envs: int) -> int:
 class ApexActor(IQNCore):
     """One Ape-X actor (run as a Ray actor by :class:`ApexLearner`; plain Python otherwise)."""
 
-    def __init__(self, env_factory, num_envs: int, config, obs_shape, obs_dtype, num_actions: int, index: int,
-                 seed: int, online: dict, target: dict, version: int = 0):
+    def __init__(
+        self,
+        env_factory,
+        num_envs: int,
+        config,
+        obs_shape,
+        obs_dtype,
+        num_actions: int,
+        index: int,
+        seed: int,
+        online: dict,
+        target: dict,
+        version: int = 0,
+    ):
         # A failure here is kept for ready(), where Ray reports it as the exception it was
         # (a constructor's exception only comes back as "the actor died").
         self._init_error: Exception | None = None
         try:
-            self._init(env_factory, num_envs, config, obs_shape, obs_dtype, num_actions, index, seed, online, target,
-                       version)
+            self._init(
+                env_factory, num_envs, config, obs_shape, obs_dtype, num_actions, index, seed, online, target, version
+            )
         except Exception as exc:
             self._init_error = exc
 
-    def _init(self, env_factory, num_envs, config, obs_shape, obs_dtype, num_actions, index, seed, online, target,
-              version):
+    def _init(
+        self, env_factory, num_envs, config, obs_shape, obs_dtype, num_actions, index, seed, online, target, version
+    ):
         threads = max(1, int(config.actor_cpus))
         torch.set_num_threads(threads)
         self.config, self.index = config, index
@@ -119,8 +133,10 @@ class ApexActor(IQNCore):
         self.num_envs = int(self.env.num_envs)  # a joint unit's env has one per task at least
         shape = tuple(self.env.single_observation_space.shape)
         if shape != tuple(obs_shape) or int(self.env.single_action_space.n) != num_actions:
-            raise UsageError(f"actor {index}: the environment's spaces ({self.env.single_observation_space}, "
-                             f"{self.env.single_action_space}) differ from the learner's")
+            raise UsageError(
+                f"actor {index}: the environment's spaces ({self.env.single_observation_space}, "
+                f"{self.env.single_action_space}) differ from the learner's"
+            )
         self.obs_shape, self.obs_dtype = tuple(obs_shape), np.dtype(obs_dtype)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -131,8 +147,16 @@ class ApexActor(IQNCore):
         self.version = -1
         self._load(online, target, version)
         self.local = PrioritizedReplay(
-            local_capacity(config, self.num_envs), self.num_envs, self.obs_shape, self.obs_dtype, config.frame_stack,
-            config.n_step, config.gamma, config.priority_exponent, config.reward_clip, num_actions,
+            local_capacity(config, self.num_envs),
+            self.num_envs,
+            self.obs_shape,
+            self.obs_dtype,
+            config.frame_stack,
+            config.n_step,
+            config.gamma,
+            config.priority_exponent,
+            config.reward_clip,
+            num_actions,
         )
         self.obs, _ = self.env.reset(seed=seed)
         for e in range(self.num_envs):
@@ -185,25 +209,37 @@ class ApexActor(IQNCore):
             final = None
             if done.any():
                 if "final_obs" not in infos:
-                    raise UsageError("rainbow_iqn needs SAME_STEP autoreset with info['final_obs'] "
-                                     "(the suite env contract)")
+                    raise UsageError(
+                        "rainbow_iqn needs SAME_STEP autoreset with info['final_obs'] (the suite env contract)"
+                    )
                 final = np.zeros((E, *self.obs_shape), self.obs_dtype)
                 for e in np.flatnonzero(done):
                     final[e] = infos["final_obs"][e]
                 finals[t] = final
             obs[t + 1] = next_obs
             completed.append(
-                self.local.add(obs[t], actions[t], rewards[t], terminated[t], truncated[t], next_obs, final))
+                self.local.add(obs[t], actions[t], rewards[t], terminated[t], truncated[t], next_obs, final)
+            )
             self.steps += E
         self.obs = obs[-1]
         t1 = time.perf_counter()
         indices = np.concatenate(completed)
         losses = self._losses(indices)
         return {
-            "actor": self.index, "start_obs": start_obs, "obs": obs, "actions": actions, "rewards": rewards,
-            "terminated": terminated, "truncated": truncated, "final_obs": finals, "losses": losses,
-            "episodes": self.collector.report(), "version": self.version, "loaded": loaded,
-            "act_seconds": t1 - t0, "priority_seconds": time.perf_counter() - t1,
+            "actor": self.index,
+            "start_obs": start_obs,
+            "obs": obs,
+            "actions": actions,
+            "rewards": rewards,
+            "terminated": terminated,
+            "truncated": truncated,
+            "final_obs": finals,
+            "losses": losses,
+            "episodes": self.collector.report(),
+            "version": self.version,
+            "loaded": loaded,
+            "act_seconds": t1 - t0,
+            "priority_seconds": time.perf_counter() - t1,
         }
 
     @torch.no_grad()
@@ -245,9 +281,16 @@ class ApexLearner:
         self.checksums: dict[int, float] = {}
         self.updates_at_publish = 0
         self.stats = {
-            "chunks": [0] * self.num_actors, "steps": [0] * self.num_actors, "episodes": [0] * self.num_actors,
-            "transitions": [0] * self.num_actors, "weights_verified": 0, "max_version": [0] * self.num_actors,
-            "act_seconds": 0.0, "priority_seconds": 0.0, "insert_seconds": 0.0, "update_seconds": 0.0,
+            "chunks": [0] * self.num_actors,
+            "steps": [0] * self.num_actors,
+            "episodes": [0] * self.num_actors,
+            "transitions": [0] * self.num_actors,
+            "weights_verified": 0,
+            "max_version": [0] * self.num_actors,
+            "act_seconds": 0.0,
+            "priority_seconds": 0.0,
+            "insert_seconds": 0.0,
+            "update_seconds": 0.0,
             "wait_seconds": 0.0,
         }
         self._log = {"loss": 0.0, "q": 0.0, "n": 0, "t": time.perf_counter()}
@@ -267,8 +310,10 @@ class ApexLearner:
         need = self.num_actors * cfg.actor_cpus
         have = ray.cluster_resources().get("CPU", 0.0)
         if need > have + 1e-9:
-            raise UsageError(f"{self.num_actors} actors x actor_cpus={cfg.actor_cpus:g} need {need:g} CPUs but Ray has "
-                             f"{have:g}; lower actors or actor_cpus (actor_cpus=0 lets actors share CPUs)")
+            raise UsageError(
+                f"{self.num_actors} actors x actor_cpus={cfg.actor_cpus:g} need {need:g} CPUs but Ray has "
+                f"{have:g}; lower actors or actor_cpus (actor_cpus=0 lets actors share CPUs)"
+            )
         self.assigned = ctx.steps_done
         self._publish()
         remote = ray.remote(ApexActor)
@@ -276,18 +321,32 @@ class ApexLearner:
         factory = ctx.remote_envs()
         for i in range(self.num_actors):
             seed = actor_seed(ctx.seed, ctx.steps_done, i)
-            self.actors.append(remote.options(num_cpus=cfg.actor_cpus, max_restarts=0).remote(
-                factory, self.actor_envs, cfg, agent.obs_shape, agent.obs_dtype, agent.num_actions, i, seed,
-                online, target, self.version))
+            self.actors.append(
+                remote.options(num_cpus=cfg.actor_cpus, max_restarts=0).remote(
+                    factory,
+                    self.actor_envs,
+                    cfg,
+                    agent.obs_shape,
+                    agent.obs_dtype,
+                    agent.num_actions,
+                    i,
+                    seed,
+                    online,
+                    target,
+                    self.version,
+                )
+            )
         ready = [a.ready.remote() for a in self.actors]
         done, _ = ray.wait(ready, num_returns=len(ready), timeout=self.start_timeout)
         if len(done) < len(ready):
             self._get(done)  # an actor that failed to start says why
             free = ray.available_resources().get("CPU", 0.0)
-            raise UsageError(f"{len(ready) - len(done)} of {len(ready)} actors did not start within "
-                             f"{self.start_timeout:g} s (Ray has {free:g} CPUs free, each actor asks for "
-                             f"actor_cpus={cfg.actor_cpus:g}); lower actors or actor_cpus (under --executor ray "
-                             "each unit also holds cpus_per_unit)")
+            raise UsageError(
+                f"{len(ready) - len(done)} of {len(ready)} actors did not start within "
+                f"{self.start_timeout:g} s (Ray has {free:g} CPUs free, each actor asks for "
+                f"actor_cpus={cfg.actor_cpus:g}); lower actors or actor_cpus (under --executor ray "
+                "each unit also holds cpus_per_unit)"
+            )
         counts = set(self._get(ready))
         if len(counts) != 1:  # pragma: no cover - the same factory and count build the same envs
             raise RuntimeError(f"actors built different sub-environment counts: {sorted(counts)}")
@@ -387,14 +446,24 @@ class ApexLearner:
                 replay.start_episode(int(streams[e]), chunk["start_obs"][e])
         obs, steps = chunk["obs"], len(chunk["actions"])
         completed = [
-            replay.add(obs[t], chunk["actions"][t], chunk["rewards"][t], chunk["terminated"][t], chunk["truncated"][t],
-                       obs[t + 1], chunk["final_obs"].get(t), streams=streams)
+            replay.add(
+                obs[t],
+                chunk["actions"][t],
+                chunk["rewards"][t],
+                chunk["terminated"][t],
+                chunk["truncated"][t],
+                obs[t + 1],
+                chunk["final_obs"].get(t),
+                streams=streams,
+            )
             for t in range(steps)
         ]
         indices = np.concatenate(completed)
         if len(indices) != len(chunk["losses"]):
-            raise RuntimeError(f"actor {i} computed {len(chunk['losses'])} priorities for a chunk that completed "
-                               f"{len(indices)} transitions here")
+            raise RuntimeError(
+                f"actor {i} computed {len(chunk['losses'])} priorities for a chunk that completed "
+                f"{len(indices)} transitions here"
+            )
         replay.insert_priorities(indices, chunk["losses"])
         ends = ctx.report_remote_episodes(chunk["episodes"])
         c["agent_steps"] += steps * E
@@ -446,5 +515,7 @@ class ApexLearner:
     def _log_apex(self) -> None:
         s, ctx = self.stats, self.ctx
         ctx.log_scalar("apex/weights_version", self.version)
-        ctx.log_scalar("apex/actor_seconds_priorities_share",
-                       s["priority_seconds"] / max(s["act_seconds"] + s["priority_seconds"], 1e-9))
+        ctx.log_scalar(
+            "apex/actor_seconds_priorities_share",
+            s["priority_seconds"] / max(s["act_seconds"] + s["priority_seconds"], 1e-9),
+        )

@@ -172,9 +172,20 @@ class RainbowIQNConfig:
 
     def _validate(self) -> None:
         positive_ints = (
-            "hidden_size", "mlp_hidden_size", "cosine_embedding_dim", "num_tau_samples", "num_tau_prime_samples",
-            "num_quantile_samples", "frame_stack", "n_step", "replay_capacity", "batch_size", "frames_per_step",
-            "update_period_steps", "target_update_frames", "log_every_updates",
+            "hidden_size",
+            "mlp_hidden_size",
+            "cosine_embedding_dim",
+            "num_tau_samples",
+            "num_tau_prime_samples",
+            "num_quantile_samples",
+            "frame_stack",
+            "n_step",
+            "replay_capacity",
+            "batch_size",
+            "frames_per_step",
+            "update_period_steps",
+            "target_update_frames",
+            "log_every_updates",
         )
         for name in positive_ints:
             value = getattr(self, name)
@@ -186,8 +197,11 @@ class RainbowIQNConfig:
                 raise UsageError(f"{name} must be a positive integer, not {value!r}")
         if not isinstance(self.synchronized, bool):
             raise UsageError(f"synchronized must be true or false, not {self.synchronized!r}")
-        if isinstance(self.actor_cpus, bool) or not isinstance(self.actor_cpus, (int, float)) or not (
-                math.isfinite(self.actor_cpus) and self.actor_cpus >= 0):
+        if (
+            isinstance(self.actor_cpus, bool)
+            or not isinstance(self.actor_cpus, (int, float))
+            or not (math.isfinite(self.actor_cpus) and self.actor_cpus >= 0)
+        ):
             raise UsageError(f"actor_cpus must be a non-negative number, not {self.actor_cpus!r}")
         for name in ("learning_starts_frames", "torch_threads", "actors", "actor_envs"):
             value = getattr(self, name)

@@ -70,9 +70,12 @@ class NoisyLinear(nn.Module):
 def nature_cnn(in_channels: int) -> nn.Sequential:
     """The DQN torso (Mnih et al. 2015): 32x8x8/4, 64x4x4/2, 64x3x3/1, ReLU; 3136 features on 84x84."""
     return nn.Sequential(
-        nn.Conv2d(in_channels, 32, 8, stride=4), nn.ReLU(),
-        nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
-        nn.Conv2d(64, 64, 3, stride=1), nn.ReLU(),
+        nn.Conv2d(in_channels, 32, 8, stride=4),
+        nn.ReLU(),
+        nn.Conv2d(32, 64, 4, stride=2),
+        nn.ReLU(),
+        nn.Conv2d(64, 64, 3, stride=1),
+        nn.ReLU(),
         nn.Flatten(),
     )
 

@@ -350,8 +350,12 @@ class PrioritizedReplay:
         np.save(directory / "tree.npy", self.tree.nodes)
         np.save(directory / "streams.npy", np.stack([self.pos, self.ep_len, self.in_episode, self._checks_left]))
         header = {
-            "num_envs": self.num_envs, "stream_capacity": self.stream_capacity, "obs_shape": list(self.obs_shape),
-            "frame_stack": self.frame_stack, "max_priority": self.max_priority, "num_valid": self.num_valid,
+            "num_envs": self.num_envs,
+            "stream_capacity": self.stream_capacity,
+            "obs_shape": list(self.obs_shape),
+            "frame_stack": self.frame_stack,
+            "max_priority": self.max_priority,
+            "num_valid": self.num_valid,
             "num_added": self.num_added,
         }
         (directory / "replay.json").write_text(json.dumps(header))
@@ -361,7 +365,9 @@ class PrioritizedReplay:
         directory = Path(directory)
         header = json.loads((directory / "replay.json").read_text())
         mine = {
-            "num_envs": self.num_envs, "stream_capacity": self.stream_capacity, "obs_shape": list(self.obs_shape),
+            "num_envs": self.num_envs,
+            "stream_capacity": self.stream_capacity,
+            "obs_shape": list(self.obs_shape),
             "frame_stack": self.frame_stack,
         }
         if any(header[k] != v for k, v in mine.items()):

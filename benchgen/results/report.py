@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from benchgen.errors import UsageError
 from benchgen.registry import get_registry
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
-from benchgen.errors import UsageError
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.scoring import CLASSES
 
@@ -30,8 +30,11 @@ def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
     """Finished zero-shot units whose task got fewer than ``wanted`` episodes (none at all
     included): "task sSEED" -> episodes."""
     series = runs["zeroshot"].series if "zeroshot" in runs else {}
-    counts = {f"{u.tasks[0]} s{u.seed}": len(series[(u.tasks[0], u.seed)][0]) if (u.tasks[0], u.seed) in series else 0
-              for u in units if u.phase == "zeroshot" and u.status == "done"}
+    counts = {
+        f"{u.tasks[0]} s{u.seed}": len(series[(u.tasks[0], u.seed)][0]) if (u.tasks[0], u.seed) in series else 0
+        for u in units
+        if u.phase == "zeroshot" and u.status == "done"
+    }
     return {name: n for name, n in sorted(counts.items()) if n < wanted}
 
 
@@ -112,21 +115,30 @@ def _fmt(v: Any) -> str:
 def to_markdown(report: dict) -> str:
     unit = report["budget_unit"]
     out = [f"# {report['agent']} on {report['suite']}", ""]
-    out.append(f"Budget {report['budget']:,} {unit} per unit, seeds {report['seeds']}. "
-               f"Per-task score: {report['task_score_rule']}.")
+    out.append(
+        f"Budget {report['budget']:,} {unit} per unit, seeds {report['seeds']}. "
+        f"Per-task score: {report['task_score_rule']}."
+    )
     if not report["protocol_length"]:
-        out.append(f"\n**Not protocol-length**: the protocol's budget is {report['protocol_budget']:,} {unit}; "
-                   "do not compare these numbers with published ones.")
+        out.append(
+            f"\n**Not protocol-length**: the protocol's budget is {report['protocol_budget']:,} {unit}; "
+            "do not compare these numbers with published ones."
+        )
     for phase, sec in report["phases"].items():
         out += ["", f"## Phase: {phase} ({sec['episodes']} episodes)", ""]
         if sec.get("short"):
-            out.append(f"**Fewer than {sec['episodes_wanted']} episodes** within the zero-shot frame cap: "
-                       + ", ".join(f"{name} ({n})" for name, n in sec["short"].items())
-                       + "; raise it with `--set run.zeroshot_frames=N`.")
+            out.append(
+                f"**Fewer than {sec['episodes_wanted']} episodes** within the zero-shot frame cap: "
+                + ", ".join(f"{name} ({n})" for name, n in sec["short"].items())
+                + "; raise it with `--set run.zeroshot_frames=N`."
+            )
             out.append("")
         if not sec["complete"]:
-            out += ["**Unfinished**: some units of this phase did not reach their budget; the scores below are "
-                    f"provisional (continue with `benchgen resume {report['run_dir']}`).", ""]
+            out += [
+                "**Unfinished**: some units of this phase did not reach their budget; the scores below are "
+                f"provisional (continue with `benchgen resume {report['run_dir']}`).",
+                "",
+            ]
         if sec.get("not_reached"):
             out += ["Reporting points not reached yet: " + ", ".join(f"{c:,} {unit}" for c in sec["not_reached"]), ""]
         for ckpt, views in sec.get("checkpoints", {}).items():
@@ -151,12 +163,17 @@ def to_markdown(report: dict) -> str:
         out += ["### Final scores", "", "| task | raw | normalized | class |", "|---|---|---|---|"]
         for task, raw in sorted(norm["raw"].items()):
             n = norm["per_task"].get(task)
-            out.append(f"| {task} | {_fmt(raw)} | {'-' if n is None else f'{n * 100:.2f}%'} | "
-                       f"{norm['per_task_class'].get(task, 'raw only')} |")
+            out.append(
+                f"| {task} | {_fmt(raw)} | {'-' if n is None else f'{n * 100:.2f}%'} | "
+                f"{norm['per_task_class'].get(task, 'raw only')} |"
+            )
         if norm["n_tasks"]:
-            out += ["", f"Baseline **{norm['baseline']}**: median {norm['median'] * 100:.2f}%, "
-                        f"capped mean {norm['mean'] * 100:.2f}% over {norm['n_tasks']} tasks; classes "
-                        + ", ".join(f"{k} {v}" for k, v in norm["classes"].items())]
+            out += [
+                "",
+                f"Baseline **{norm['baseline']}**: median {norm['median'] * 100:.2f}%, "
+                f"capped mean {norm['mean'] * 100:.2f}% over {norm['n_tasks']} tasks; classes "
+                + ", ".join(f"{k} {v}" for k, v in norm["classes"].items()),
+            ]
         if norm["unnormalized"]:
             out.append(f"\nReported raw, left out of the aggregates: {', '.join(sorted(norm['unnormalized']))}")
         out.append(f"\nMean raw score over tasks: {_fmt(sec['raw_mean'])}")
@@ -176,8 +193,12 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     import matplotlib.pyplot as plt
 
     paths = []
-    curves = sorted((phase, task, seed, frames, values["score"]) for phase, run in load_phases(run_dir, run_dir.name).items()
-                    if phase != "zeroshot" for (task, seed), (frames, values) in run.series.items())
+    curves = sorted(
+        (phase, task, seed, frames, values["score"])
+        for phase, run in load_phases(run_dir, run_dir.name).items()
+        if phase != "zeroshot"
+        for (task, seed), (frames, values) in run.series.items()
+    )
     fig, ax = plt.subplots(figsize=(8, 5))
     for phase, task, seed, frames, scores in curves:
         x = frames.astype(float)
@@ -185,7 +206,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
         y[np.isinf(y)] = np.nan
         window = min(100, max(1, len(y) // 5))
         smooth = np.convolve(np.nan_to_num(y), np.ones(window) / window, mode="valid") if len(y) >= window else y
-        ax.plot(x[len(x) - len(smooth):], smooth, label=f"{phase}:{task}:s{seed}")
+        ax.plot(x[len(x) - len(smooth) :], smooth, label=f"{phase}:{task}:s{seed}")
     ax.set_xlabel("frames")
     ax.set_ylabel("raw episode score (moving mean)")
     ax.set_title(f"{report['agent']} on {report['suite']}")
@@ -229,11 +250,14 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]
         if norm.get("n_tasks") and not norm.get("classes"):
-            lines.append(f"{phase}: {sec['episodes']} episodes; mean score over {norm['n_tasks']} tasks "
-                         f"{_fmt(norm['mean'])}")
+            lines.append(
+                f"{phase}: {sec['episodes']} episodes; mean score over {norm['n_tasks']} tasks {_fmt(norm['mean'])}"
+            )
         elif norm.get("n_tasks"):
-            lines.append(f"{phase}: {sec['episodes']} episodes; median {norm['median'] * 100:.2f}%, capped mean "
-                         f"{norm['mean'] * 100:.2f}% ({norm['baseline']}); mean raw {_fmt(sec['raw_mean'])}")
+            lines.append(
+                f"{phase}: {sec['episodes']} episodes; median {norm['median'] * 100:.2f}%, capped mean "
+                f"{norm['mean'] * 100:.2f}% ({norm['baseline']}); mean raw {_fmt(sec['raw_mean'])}"
+            )
         else:
             lines.append(f"{phase}: {sec['episodes']} episodes; mean raw {_fmt(sec['raw_mean'])}")
     if not report["protocol_length"]:

@@ -21,8 +21,9 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from benchgen.errors import UsageError
 from benchgen.results.store import DB_NAME, ResultsStore, Unit
@@ -104,8 +105,10 @@ class RunDir:
         if not self.is_run():
             raise UsageError(f"{self.path} is not a benchgen run directory (no {RUN_FILE} / {DB_NAME})")
         if self.db_file.stat().st_size == 0:
-            raise UsageError(f"{self.db_file} is empty (0 bytes): the run's episodes are gone; restore the file "
-                             "from a copy of the run")
+            raise UsageError(
+                f"{self.db_file} is empty (0 bytes): the run's episodes are gone; restore the file "
+                "from a copy of the run"
+            )
         try:
             meta = json.loads(self.meta_file.read_text())
         except (OSError, ValueError) as exc:
@@ -125,11 +128,16 @@ class RunDir:
         unit process of an earlier, killed ``--jobs N`` run is still finishing. The locks
         (``flock`` on ``run.lock`` and on each unit's ``worker.pid``) are released by the kernel
         when their holder dies, however it dies."""
-        with _held(self.path / LOCK_FILE, f"run {self.path} is in use by process {{holder}}; wait for it to end "
-                   "or stop it, then resume"):
+        with _held(
+            self.path / LOCK_FILE,
+            f"run {self.path} is in use by process {{holder}}; wait for it to end or stop it, then resume",
+        ):
             for pid_file in sorted(self.path.glob(f"units/*/{PID_FILE}")):
-                with _held(pid_file, f"unit {pid_file.parent.name} of run {self.path} is still running in process "
-                           "{holder}; wait for it to end, then resume"):
+                with _held(
+                    pid_file,
+                    f"unit {pid_file.parent.name} of run {self.path} is still running in process "
+                    "{holder}; wait for it to end, then resume",
+                ):
                     pass
             yield self
 
@@ -137,19 +145,21 @@ class RunDir:
         """Held by the process executing a unit for another process (``--jobs N``, Ray); see
         :meth:`lock`."""
         self.unit_dir(unit_id).mkdir(parents=True, exist_ok=True)
-        return _held(self.pid_file(unit_id), f"unit {unit_id} of run {self.path} is already running in process "
-                     "{holder}")
+        return _held(
+            self.pid_file(unit_id), f"unit {unit_id} of run {self.path} is already running in process {{holder}}"
+        )
 
     @classmethod
-    def create(cls, path: str | Path, meta: dict[str, Any], units: Iterable[Unit]) -> "RunDir":
+    def create(cls, path: str | Path, meta: dict[str, Any], units: Iterable[Unit]) -> RunDir:
         """Write a new run: metadata and planned units. Refuses a directory that holds anything.
 
         The run is assembled under a temporary name beside ``path`` and renamed into place, so a
         process killed meanwhile leaves no half-made run behind."""
         target = Path(path)
         if cls(target).is_run() or (target / RUN_FILE).exists():
-            raise UsageError(f"{target} already holds a run; continue it with `benchgen resume {target}` "
-                             "or pick another --out")
+            raise UsageError(
+                f"{target} already holds a run; continue it with `benchgen resume {target}` or pick another --out"
+            )
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise UsageError(f"{target} is not an empty directory; pick an empty or new --out directory")
         tmp = target.with_name(f".{target.name}.creating-{os.getpid()}")

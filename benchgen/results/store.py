@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Any, Protocol
 
 from benchgen.errors import UsageError
 
@@ -167,8 +168,16 @@ class ResultsStore:
                 self.conn.execute(
                     "INSERT OR IGNORE INTO units (unit_id, ordinal, phase, tasks, seed, budget_frames, "
                     "init_checkpoint, learn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (u.unit_id, u.ordinal, u.phase, json.dumps(u.tasks), u.seed, u.budget_frames,
-                     u.init_checkpoint, int(u.learn)),
+                    (
+                        u.unit_id,
+                        u.ordinal,
+                        u.phase,
+                        json.dumps(u.tasks),
+                        u.seed,
+                        u.budget_frames,
+                        u.init_checkpoint,
+                        int(u.learn),
+                    ),
                 )
 
     def units(self) -> list[Unit]:
@@ -184,10 +193,18 @@ class ResultsStore:
     @staticmethod
     def _unit(r: sqlite3.Row) -> Unit:
         return Unit(
-            unit_id=r["unit_id"], ordinal=r["ordinal"], phase=r["phase"], tasks=json.loads(r["tasks"]),
-            seed=r["seed"], budget_frames=r["budget_frames"], init_checkpoint=r["init_checkpoint"],
-            learn=bool(r["learn"]), status=r["status"], frames_done=r["frames_done"],
-            last_checkpoint=r["last_checkpoint"], last_checkpoint_frames=r["last_checkpoint_frames"],
+            unit_id=r["unit_id"],
+            ordinal=r["ordinal"],
+            phase=r["phase"],
+            tasks=json.loads(r["tasks"]),
+            seed=r["seed"],
+            budget_frames=r["budget_frames"],
+            init_checkpoint=r["init_checkpoint"],
+            learn=bool(r["learn"]),
+            status=r["status"],
+            frames_done=r["frames_done"],
+            last_checkpoint=r["last_checkpoint"],
+            last_checkpoint_frames=r["last_checkpoint_frames"],
             retries=r["retries"],
         )
 
@@ -219,9 +236,21 @@ class ResultsStore:
                 "length_frames, score, end_reason, extras, events, wall_time) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (unit.unit_id, unit.phase, r["task"], unit.seed, r["episode"], r["env_index"], r["frames_total"],
-                     r["length_frames"], _encode_float(r["score"]), r["end_reason"],
-                     json.dumps(r.get("extras", {})), json.dumps(r.get("events", [])), now)
+                    (
+                        unit.unit_id,
+                        unit.phase,
+                        r["task"],
+                        unit.seed,
+                        r["episode"],
+                        r["env_index"],
+                        r["frames_total"],
+                        r["length_frames"],
+                        _encode_float(r["score"]),
+                        r["end_reason"],
+                        json.dumps(r.get("extras", {})),
+                        json.dumps(r.get("events", [])),
+                        now,
+                    )
                     for r in records
                 ],
             )
@@ -229,7 +258,9 @@ class ResultsStore:
 
     def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
         with self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)", (unit_id, frames, path, time.time()))
+            self.conn.execute(
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)", (unit_id, frames, path, time.time())
+            )
             self.conn.execute(
                 "UPDATE units SET last_checkpoint = ?, last_checkpoint_frames = ?, "
                 "frames_done = MAX(frames_done, ?) WHERE unit_id = ?",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchgen.agent import Agent
 from benchgen.config import to_dict
+from benchgen.errors import UsageError
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
 from benchgen.run.plan import ResolvedRun
@@ -26,7 +27,11 @@ def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
         # restarts from its init checkpoint), not a copy of the model every budget / 20.
         return []
     total = unit.budget_frames
-    every = r.suite.to_frames(r.run.checkpoint_every) if r.run.checkpoint_every else max(r.suite.frames_per_step, total // 20)
+    every = (
+        r.suite.to_frames(r.run.checkpoint_every)
+        if r.run.checkpoint_every
+        else max(r.suite.frames_per_step, total // 20)
+    )
     points = set(range(every, total, every)) | reporting_frames(r, unit)
     return sorted(p for p in points if 0 < p < total)
 
@@ -61,14 +66,29 @@ class Saver:
         if any(p <= frames for p in self.pending):
             self.pending = [p for p in self.pending if p > frames]
             self.kept.add(frames)
-        return write_checkpoint(self.agent, self.r, self.store, self.unit, self.run_dir, frames,
-                                keep_frames=frozenset(self.kept))
+        return write_checkpoint(
+            self.agent, self.r, self.store, self.unit, self.run_dir, frames, keep_frames=frozenset(self.kept)
+        )
 
 
-def write_checkpoint(agent: Agent, r: ResolvedRun, store: UnitStore, unit: Unit, run_dir: RunDir, frames: int,
-                     keep_frames: frozenset[int] = frozenset()) -> Path:
+def write_checkpoint(
+    agent: Agent,
+    r: ResolvedRun,
+    store: UnitStore,
+    unit: Unit,
+    run_dir: RunDir,
+    frames: int,
+    keep_frames: frozenset[int] = frozenset(),
+) -> Path:
     """Save the agent and the configs next to it; record it in the store last (atomic enough:
     a checkpoint directory without its store row is ignored on resume)."""
+    if not run_dir.meta_file.is_file():
+        # removed (or moved) while the run was going: recreating parts of it here would leave a
+        # directory that looks like a run and is not one
+        raise UsageError(
+            f"the run directory {run_dir} was removed or moved while the run was going; "
+            "its episodes went with it: start the run again"
+        )
     path = run_dir.checkpoint_dir(unit.unit_id, frames)
     tmp = path.with_name(path.name + ".tmp")
     if tmp.exists():
@@ -76,9 +96,17 @@ def write_checkpoint(agent: Agent, r: ResolvedRun, store: UnitStore, unit: Unit,
     tmp.mkdir(parents=True)
     agent.save(tmp)
     info = {
-        "unit": unit.unit_id, "phase": unit.phase, "tasks": unit.tasks, "seed": unit.seed, "frames": frames,
-        "suite": r.suite.name, "agent": r.spec.name, "agent_config": to_dict(r.agent_config),
-        "run": to_dict(r.run), "protocol": r.suite.protocol(), "init_checkpoint": unit.init_checkpoint,
+        "unit": unit.unit_id,
+        "phase": unit.phase,
+        "tasks": unit.tasks,
+        "seed": unit.seed,
+        "frames": frames,
+        "suite": r.suite.name,
+        "agent": r.spec.name,
+        "agent_config": to_dict(r.agent_config),
+        "run": to_dict(r.run),
+        "protocol": r.suite.protocol(),
+        "init_checkpoint": unit.init_checkpoint,
     }
     (tmp / CHECKPOINT_FILE).write_text(json.dumps(info, indent=2, default=str))
     if path.exists():

@@ -10,8 +10,8 @@ import signal
 import sys
 import time
 
-from benchgen.results.rundir import RunDir
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
+from benchgen.results.rundir import RunDir
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.schedule import count_retry, ready_units
 from benchgen.run.signals import STOP, StopRequested, install_stop_handler
@@ -97,8 +97,9 @@ def run_parallel(run_dir: RunDir, r: ResolvedRun, progress) -> None:
                     return
                 for unit in ready[: max(0, r.run.jobs - len(running))]:
                     threads = max(1, len(os.sched_getaffinity(0)) // r.run.jobs)
-                    proc = ctx.Process(target=_unit_process, args=(str(run_dir.path), unit.unit_id, threads, os.getpid()),
-                                       daemon=False)
+                    proc = ctx.Process(
+                        target=_unit_process, args=(str(run_dir.path), unit.unit_id, threads, os.getpid()), daemon=False
+                    )
                     proc.start()
                     running[unit.unit_id] = proc
                     if progress is not None:

@@ -118,8 +118,9 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
         raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
     defaults = spec.defaults_for(suite)
     agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
-    agent_config = replace_config(agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)},
-                                  f"{spec.name} config")
+    agent_config = replace_config(
+        agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)}, f"{spec.name} config"
+    )
     return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints)
 
 
@@ -171,15 +172,19 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
     for u in units:
         by_phase.setdefault(u.phase, []).append(u)
     unit_name = r.suite.budget_unit
-    lines = [f"plan: {r.spec.name} on {r.suite.name}, {len(units)} unit{'s' * (len(units) != 1)}, "
-             f"seeds {', '.join(map(str, r.run.seeds))}"]
+    lines = [
+        f"plan: {r.spec.name} on {r.suite.name}, {len(units)} unit{'s' * (len(units) != 1)}, "
+        f"seeds {', '.join(map(str, r.run.seeds))}"
+    ]
     for phase, members in by_phase.items():
         budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
         shown = " / ".join(f"{b:,}" for b in budgets)
         tasks = sorted({t for u in members for t in u.tasks})
         what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
         cap = " at most" if phase == "zeroshot" else ""
-        lines.append(f"  {phase:9} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})")
+        lines.append(
+            f"  {phase:9} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"
+        )
     total = sum(u.budget_frames for u in units)
     lines.append(f"  total at most {total:,} frames")
     return "\n".join(lines)
@@ -237,8 +242,7 @@ def drift(meta: dict[str, Any], r: ResolvedRun) -> dict[str, tuple[Any, Any]]:
     now = {f"protocol.{k}": v for k, v in json.loads(json.dumps(r.suite.protocol(), default=str)).items()}
     now["suite_version"] = r.suite.version
     now |= {f"version.{k}": v for k, v in versions().items() if k != "platform"}
-    return {k: (recorded.get(k), now.get(k)) for k in dict.fromkeys([*recorded, *now])
-            if recorded.get(k) != now.get(k)}
+    return {k: (recorded.get(k), now.get(k)) for k in dict.fromkeys([*recorded, *now]) if recorded.get(k) != now.get(k)}
 
 
 def create_run(registry: Registry, r: ResolvedRun, out: str | Path) -> RunDir:

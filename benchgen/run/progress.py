@@ -41,15 +41,17 @@ class RunProgress:
         self._progress.__exit__(*exc)
 
     def start_unit(self, unit_id: str, label: str, total_frames: int, frames_done: int) -> None:
-        self._tasks[unit_id] = self._progress.add_task(label, total=total_frames, completed=frames_done,
-                                                       episodes=0, recent="-")
+        self._tasks[unit_id] = self._progress.add_task(
+            label, total=total_frames, completed=frames_done, episodes=0, recent="-"
+        )
         self._current = unit_id
 
     def update_unit(self, unit_id: str, frames: int, episodes: int, recent: float) -> None:
         task = self._tasks.get(unit_id)
         if task is not None:
-            self._progress.update(task, completed=frames, episodes=episodes,
-                                  recent="-" if math.isnan(recent) else f"{recent:.1f}")
+            self._progress.update(
+                task, completed=frames, episodes=episodes, recent="-" if math.isnan(recent) else f"{recent:.1f}"
+            )
 
     def tick(self, recorder, force: bool = False) -> None:
         """In-process update from the current unit's recorder (throttled)."""

@@ -22,10 +22,10 @@ import sys
 import time
 from typing import Any
 
+from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.errors import UsageError
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import ResultsStore, Unit
-from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.schedule import count_retry, ready_units
 from benchgen.run.unit import execute_unit
@@ -44,8 +44,11 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
     ray = _ray()
     if ray.is_initialized():
         return
-    env_vars = {k: os.environ[k] for k in ("BENCHGEN_PLUGINS", "PYTHONPATH", "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD")
-                if k in os.environ}
+    env_vars = {
+        k: os.environ[k]
+        for k in ("BENCHGEN_PLUGINS", "PYTHONPATH", "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD")
+        if k in os.environ
+    }
     if address not in (None, "auto", "local"):
         _check_reachable(address)
     kwargs: dict[str, Any] = {}
@@ -57,27 +60,43 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
         address = "local"
     try:
         with _loopback_only() if local else contextlib.nullcontext():
-            ray.init(address=address, include_dashboard=False, log_to_driver=True, logging_level="ERROR",
-                     configure_logging=True, runtime_env={"env_vars": env_vars} if env_vars else None, **kwargs)
+            ray.init(
+                address=address,
+                include_dashboard=False,
+                log_to_driver=True,
+                logging_level="ERROR",
+                configure_logging=True,
+                runtime_env={"env_vars": env_vars} if env_vars else None,
+                **kwargs,
+            )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"cannot reach a Ray cluster at '{address}' ({first}); start one with `ray start --head` "
-                         "or omit --address for a local instance")
+        raise UsageError(
+            f"cannot reach a Ray cluster at '{address}' ({first}); start one with `ray start --head` "
+            "or omit --address for a local instance"
+        )
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     if local and any(n.get("NodeManagerAddress") != "127.0.0.1" for n in nodes):
         # this Ray version placed the instance on a routable address despite _loopback_only:
         # refuse rather than run reachable from the network
         where = ", ".join(sorted({str(n.get("NodeManagerAddress")) for n in nodes}))
         ray.shutdown()
-        raise UsageError(f"Ray {ray.__version__} started its local instance on {where}, not 127.0.0.1, so it "
-                         "would be reachable from the network; pass --address to a Ray cluster you started")
-    fits = [n for n in nodes if n["Resources"].get("CPU", 0) >= cpus_per_unit
-            and n["Resources"].get("GPU", 0) >= gpus_per_unit]
+        raise UsageError(
+            f"Ray {ray.__version__} started its local instance on {where}, not 127.0.0.1, so it "
+            "would be reachable from the network; pass --address to a Ray cluster you started"
+        )
+    fits = [
+        n
+        for n in nodes
+        if n["Resources"].get("CPU", 0) >= cpus_per_unit and n["Resources"].get("GPU", 0) >= gpus_per_unit
+    ]
     if not fits:
         have = ", ".join(f"{n['Resources'].get('CPU', 0):g} CPU/{n['Resources'].get('GPU', 0):g} GPU" for n in nodes)
         ray.shutdown()
-        raise UsageError(f"no Ray node can give a unit {cpus_per_unit:g} CPU and {gpus_per_unit:g} GPU (nodes: {have}); "
-                         "lower cpus_per_unit/gpus_per_unit or add nodes")
+        raise UsageError(
+            f"no Ray node can give a unit {cpus_per_unit:g} CPU and {gpus_per_unit:g} GPU (nodes: {have}); "
+            "lower cpus_per_unit/gpus_per_unit or add nodes"
+        )
 
 
 @contextlib.contextmanager
@@ -129,8 +148,10 @@ def _check_reachable(address: str, timeout: float = 3.0) -> None:
     try:
         socket.create_connection((host, int(port)), timeout=timeout).close()
     except OSError as exc:
-        raise UsageError(f"cannot reach a Ray cluster at '{address}' ({exc.strerror or exc}); start it with "
-                         "`ray start --head` on that node, or omit --address for a local instance")
+        raise UsageError(
+            f"cannot reach a Ray cluster at '{address}' ({exc.strerror or exc}); start it with "
+            "`ray start --head` on that node, or omit --address for a local instance"
+        )
 
 
 class StreamingStore:
@@ -258,7 +279,8 @@ def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
             for unit in ready:
                 options = {"num_cpus": r.run.cpus_per_unit, "num_gpus": r.run.gpus_per_unit}
                 ref = remote.options(**options).remote(
-                    str(run_dir.path), unit, store.next_episode_numbers(unit.unit_id), queue)
+                    str(run_dir.path), unit, store.next_episode_numbers(unit.unit_id), queue
+                )
                 futures[ref] = unit.unit_id
                 if progress is not None:
                     progress.start_unit(unit.unit_id, unit.label, unit.budget_frames, unit.frames_done)

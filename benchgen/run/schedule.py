@@ -31,15 +31,24 @@ def ready_units(store: ResultsStore) -> list[Unit]:
     link_joint_checkpoints(store)
     units = store.units()
     blocked_seeds = {u.seed for u in units if u.phase == "joint" and u.status != "done"}
-    return [u for u in units if u.status != "done"
-            and not (u.phase in DEPENDENT_PHASES and u.init_checkpoint is None and u.seed in blocked_seeds)]
+    return [
+        u
+        for u in units
+        if u.status != "done"
+        and not (u.phase in DEPENDENT_PHASES and u.init_checkpoint is None and u.seed in blocked_seeds)
+    ]
 
 
 def count_retry(store: ResultsStore, unit: Unit, max_retries: int, why: str) -> None:
     """Record a failed attempt; give up (with a one-line error) after ``max_retries`` retries."""
     if unit.retries >= max_retries:
-        raise UsageError(f"unit {unit.unit_id} failed {unit.retries + 1} times ({why}); "
-                         f"see its logs, then `benchgen resume` the run directory")
+        raise UsageError(
+            f"unit {unit.unit_id} failed {unit.retries + 1} times ({why}); "
+            f"see its logs, then `benchgen resume` the run directory"
+        )
     store.update_unit(unit.unit_id, retries=unit.retries + 1)
-    print(f"benchgen: unit {unit.unit_id} failed ({why}); retrying from its last checkpoint "
-          f"(retry {unit.retries + 1} of {max_retries})", file=sys.stderr)
+    print(
+        f"benchgen: unit {unit.unit_id} failed ({why}); retrying from its last checkpoint "
+        f"(retry {unit.retries + 1} of {max_retries})",
+        file=sys.stderr,
+    )

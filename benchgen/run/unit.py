@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 from benchgen.agent import Agent, TrainingContext
 from benchgen.errors import UsageError
@@ -28,8 +27,7 @@ from benchgen.suite import EpisodeEnd
 class UnitContext(TrainingContext):
     """The runner's side of the agent protocol for one unit."""
 
-    def __init__(self, recorder: EpisodeRecorder, unit: Unit, run_dir: RunDir, save_points: list[int], save_fn,
-                 writer):
+    def __init__(self, recorder: EpisodeRecorder, unit: Unit, run_dir: RunDir, save_points: list[int], save_fn, writer):
         self.recorder = recorder
         self.run_dir = run_dir
         self.unit = unit
@@ -63,7 +61,7 @@ class UnitContext(TrainingContext):
         if self._writer is not None:
             self._writer.add_scalar(tag, value, self.recorder.frames_done)
 
-    def remote_envs(self) -> "UnitEnvFactory":
+    def remote_envs(self) -> UnitEnvFactory:
         return UnitEnvFactory(self._inbox.key, str(self.run_dir.path), list(self.unit.tasks))
 
     def report_remote_episodes(self, report: RemoteEpisodes) -> list[EpisodeEnd]:
@@ -127,14 +125,17 @@ def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
     last = run_dir.absolute(unit.last_checkpoint)
     if last is not None:
         if not last.is_dir():
-            raise UsageError(f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "
-                             "of the run (checkpoints live under the run directory)")
+            raise UsageError(
+                f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "
+                "of the run (checkpoints live under the run directory)"
+            )
         agent.load(last)
     elif unit.init_checkpoint:
         start = run_dir.absolute(unit.init_checkpoint)
         if not start.is_dir():
-            raise UsageError(f"unit {unit.unit_id}: its starting checkpoint {start} is missing; restore it or "
-                             "start a new run")
+            raise UsageError(
+                f"unit {unit.unit_id}: its starting checkpoint {start} is missing; restore it or start a new run"
+            )
         agent.load(start)
 
 
@@ -156,8 +157,9 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
         # A different seed per resume keeps fresh environments from replaying the same episodes.
         env_seed = unit.seed * 1_000_003 + unit.frames_done
-        suite_env = r.suite.make_env(env_tasks(unit.tasks, num_envs), seed=env_seed,
-                                     mode="train" if unit.learn else "eval")
+        suite_env = r.suite.make_env(
+            env_tasks(unit.tasks, num_envs), seed=env_seed, mode="train" if unit.learn else "eval"
+        )
         task_done = _TaskProgress(progress, unit)
         recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
         env = r.suite.agent_wrappers(recorder, r.spec.needs)

@@ -21,8 +21,9 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -34,72 +35,107 @@ from benchgen.suite import EpisodeEnd, Suite
 
 #: what every check guarantees, in the order the guide lists them: (test name, what it checks)
 CHECKS: tuple[tuple[str, str], ...] = (
-    ("test_suite_attributes",
-     "the suite's name is CLI-friendly; `budget_unit` is frames or timesteps; budgets, "
-     "checkpoints and `default_num_envs` are positive and consistent; `end_reasons` is declared; "
-     "`episode_fields` are identifiers that do not clash with the core's columns; `tasks()` is a "
-     "stable, non-empty list of unique names without commas or spaces; `default_split` exists."),
-    ("test_protocol",
-     "`protocol()` is a non-empty dict with snake_case keys, holds `version` equal to "
-     "`Suite.version`, is the same on every call, and survives a JSON round trip unchanged (what "
-     "a run saves is what a later run compares against)."),
-    ("test_splits",
-     "the suite has at least one split; every split names only existing tasks, has a non-empty "
-     "train list, lists no task twice, and its train and test lists are disjoint."),
-    ("test_unknown_names_give_the_standard_error",
-     "an unknown suite, task or split name raises `UsageError` with \"did you mean\"; `benchgen "
-     "run SUITE AGENT --tasks BAD` exits 2 with the one-line `benchgen: error: unknown task ...` "
-     "and writes nothing."),
-    ("test_vector_env_contract",
-     "`make_env(tasks, seed)` with two sub-environments of one task: a `gymnasium.vector.VectorEnv` "
-     "with `pop_episode_ends()`, `frames_per_step` equal to the suite's, `tasks` as asked, uint8 "
-     "observations, a `Discrete` action space, batched spaces that match, "
-     "`metadata['autoreset_mode']` SAME_STEP; `reset` and `step` return arrays of the right shape "
-     "and dtype (rewards finite floats, terminated/truncated bool); `info` never holds a forbidden "
-     "key (`lives`, `ram`), also not inside `final_info`."),
-    ("test_joint_env",
-     "the same contract with sub-environments playing different tasks (a joint run), and the "
-     "same observation and action spaces for every task."),
-    ("test_gymnasium_env_checker",
-     "for every task (or `env_check_tasks`): `gymnasium.utils.env_checker.check_env` passes on the "
-     "single-task view of the vector env (`SingleTaskEnv`: sub-environment 0, `final_obs` at an "
-     "episode's end), with no warning from gymnasium, plus on any single env the test class "
-     "returns from `single_envs(task)`."),
-    ("test_episode_ends",
-     "random play on `episode_tasks` finishes an episode within `max_episode_steps`; after every "
-     "step `pop_episode_ends()` returns exactly one `EpisodeEnd` per finished sub-environment, "
-     "with the right `env_index` and `task`, a raw score that is a number (equal to the sum of the "
-     "episode's rewards unless `score_is_reward_sum = False`), `0 < length_frames <= steps * "
-     "frames_per_step`, an `end_reason` from `end_reasons`, `extras` keys equal to "
-     "`episode_fields`; and `info['final_obs']` holds the last observation of each finished "
-     "sub-environment."),
-    ("test_seeding_is_reproducible",
-     "two envs made with the same seed and reset with the same seed give identical observations, "
-     "rewards, ends and `EpisodeEnd`s under the same actions; `reset(seed=s)` on a used env "
-     "replays the same trajectory; and the seed given to `make_env` alone (unseeded `reset()`) "
-     "makes runs reproducible."),
-    ("test_scorer",
-     "random and reference tables name only existing tasks; `task_score` gives NaN for no "
-     "episodes and inf when an episode was infinite. A suite with random scores (normalized "
-     "scoring): the default baseline resolves; normalization maps the random score to 0 and the "
-     "reference to 1; an infinite raw score stays infinite, counts as 200% in the capped mean and "
-     "as superhuman; tasks missing from the input are simply absent, tasks without a random or "
-     "reference score are reported raw under `unnormalized` and left out of the aggregates. A "
-     "suite without random scores is scored raw: `score` must still accept any subset of tasks "
-     "and infinite scores."),
-    ("test_runs_end_to_end",
-     "`benchgen run SUITE random` (in process, one task, a tiny budget) finishes, spends its budget, "
-     "records valid episodes and writes its report."),
+    (
+        "test_suite_attributes",
+        "the suite's name is CLI-friendly; `budget_unit` is frames or timesteps; budgets, "
+        "checkpoints and `default_num_envs` are positive and consistent; `end_reasons` is declared; "
+        "`episode_fields` are identifiers that do not clash with the core's columns; `tasks()` is a "
+        "stable, non-empty list of unique names without commas or spaces; `default_split` exists.",
+    ),
+    (
+        "test_protocol",
+        "`protocol()` is a non-empty dict with snake_case keys, holds `version` equal to "
+        "`Suite.version`, is the same on every call, and survives a JSON round trip unchanged (what "
+        "a run saves is what a later run compares against).",
+    ),
+    (
+        "test_splits",
+        "the suite has at least one split; every split names only existing tasks, has a non-empty "
+        "train list, lists no task twice, and its train and test lists are disjoint.",
+    ),
+    (
+        "test_unknown_names_give_the_standard_error",
+        'an unknown suite, task or split name raises `UsageError` with "did you mean"; `benchgen '
+        "run SUITE AGENT --tasks BAD` exits 2 with the one-line `benchgen: error: unknown task ...` "
+        "and writes nothing.",
+    ),
+    (
+        "test_vector_env_contract",
+        "`make_env(tasks, seed)` with two sub-environments of one task: a `gymnasium.vector.VectorEnv` "
+        "with `pop_episode_ends()`, `frames_per_step` equal to the suite's, `tasks` as asked, uint8 "
+        "observations, a `Discrete` action space, batched spaces that match, "
+        "`metadata['autoreset_mode']` SAME_STEP; `reset` and `step` return arrays of the right shape "
+        "and dtype (rewards finite floats, terminated/truncated bool); `info` never holds a forbidden "
+        "key (`lives`, `ram`), also not inside `final_info`.",
+    ),
+    (
+        "test_joint_env",
+        "the same contract with sub-environments playing different tasks (a joint run), and the "
+        "same observation and action spaces for every task.",
+    ),
+    (
+        "test_gymnasium_env_checker",
+        "for every task (or `env_check_tasks`): `gymnasium.utils.env_checker.check_env` passes on the "
+        "single-task view of the vector env (`SingleTaskEnv`: sub-environment 0, `final_obs` at an "
+        "episode's end), with no warning from gymnasium, plus on any single env the test class "
+        "returns from `single_envs(task)`.",
+    ),
+    (
+        "test_episode_ends",
+        "random play on `episode_tasks` finishes an episode within `max_episode_steps`; after every "
+        "step `pop_episode_ends()` returns exactly one `EpisodeEnd` per finished sub-environment, "
+        "with the right `env_index` and `task`, a raw score that is a number (equal to the sum of the "
+        "episode's rewards unless `score_is_reward_sum = False`), `0 < length_frames <= steps * "
+        "frames_per_step`, an `end_reason` from `end_reasons`, `extras` keys equal to "
+        "`episode_fields`; and `info['final_obs']` holds the last observation of each finished "
+        "sub-environment.",
+    ),
+    (
+        "test_seeding_is_reproducible",
+        "two envs made with the same seed and reset with the same seed give identical observations, "
+        "rewards, ends and `EpisodeEnd`s under the same actions; `reset(seed=s)` on a used env "
+        "replays the same trajectory; and the seed given to `make_env` alone (unseeded `reset()`) "
+        "makes runs reproducible.",
+    ),
+    (
+        "test_scorer",
+        "random and reference tables name only existing tasks; `task_score` gives NaN for no "
+        "episodes and inf when an episode was infinite. A suite with random scores (normalized "
+        "scoring): the default baseline resolves; normalization maps the random score to 0 and the "
+        "reference to 1; an infinite raw score stays infinite, counts as 200% in the capped mean and "
+        "as superhuman; tasks missing from the input are simply absent, tasks without a random or "
+        "reference score are reported raw under `unnormalized` and left out of the aggregates. A "
+        "suite without random scores is scored raw: `score` must still accept any subset of tasks "
+        "and infinite scores.",
+    ),
+    (
+        "test_runs_end_to_end",
+        "`benchgen run SUITE random` (in process, one task, a tiny budget) finishes, spends its budget, "
+        "records valid episodes and writes its report.",
+    ),
 )
 
 #: info keys an agent must never see (the protocols forbid life and RAM information)
 FORBIDDEN_INFO_KEYS: tuple[str, ...] = ("lives", "ram")
 
 #: per-episode columns the core stores itself; ``episode_fields`` must not reuse them
-CORE_EPISODE_COLUMNS = frozenset({
-    "id", "unit_id", "phase", "seed", "task", "episode", "env_index", "frames_total", "length_frames",
-    "score", "end_reason", "extras", "events",
-})
+CORE_EPISODE_COLUMNS = frozenset(
+    {
+        "id",
+        "unit_id",
+        "phase",
+        "seed",
+        "task",
+        "episode",
+        "env_index",
+        "frames_total",
+        "length_frames",
+        "score",
+        "end_reason",
+        "extras",
+        "events",
+    }
+)
 
 
 class ConformanceError(AssertionError):
@@ -164,7 +200,10 @@ def check_suite_attributes(suite: Suite, registry: Registry | None = None) -> No
     if not isinstance(suite, Suite):
         raise _fail(str(getattr(suite, "name", suite)), "is not a benchgen.suite.Suite instance")
     if not isinstance(suite.name, str) or not _NAME_RE.fullmatch(suite.name):
-        raise _fail(repr(suite.name), "the name must be lowercase letters, digits, '_', '.' or '-' (it is typed on the command line)")
+        raise _fail(
+            repr(suite.name),
+            "the name must be lowercase letters, digits, '_', '.' or '-' (it is typed on the command line)",
+        )
     if not suite.description:
         raise _fail(suite, "set `description` (one line, shown by `benchgen list`)")
     if suite.budget_unit not in ("frames", "timesteps"):
@@ -175,9 +214,13 @@ def check_suite_attributes(suite: Suite, registry: Registry | None = None) -> No
             raise _fail(suite, f"{attr} must be a positive integer, got {value!r}")
     cps = tuple(suite.default_checkpoints)
     if any(not isinstance(c, int) or c <= 0 or c > suite.default_budget for c in cps) or list(cps) != sorted(set(cps)):
-        raise _fail(suite, f"default_checkpoints {cps} must be increasing positive integers no larger than default_budget")
+        raise _fail(
+            suite, f"default_checkpoints {cps} must be increasing positive integers no larger than default_budget"
+        )
     if not suite.end_reasons or not all(isinstance(r, str) and r for r in suite.end_reasons):
-        raise _fail(suite, "declare `end_reasons`, the words EpisodeEnd.end_reason may take (e.g. game_over, max_length)")
+        raise _fail(
+            suite, "declare `end_reasons`, the words EpisodeEnd.end_reason may take (e.g. game_over, max_length)"
+        )
     for f in suite.episode_fields:
         if not isinstance(f, str) or not f.isidentifier():
             raise _fail(suite, f"episode field {f!r} is not an identifier (it becomes a column)")
@@ -191,7 +234,9 @@ def check_suite_attributes(suite: Suite, registry: Registry | None = None) -> No
         raise _fail(suite, f"tasks() lists {dups[:5]} more than once")
     for t in tasks:
         if not isinstance(t, str) or not t or "," in t or any(c.isspace() for c in t):
-            raise _fail(suite, f"task name {t!r} must be a non-empty string without commas or spaces (--tasks splits on commas)")
+            raise _fail(
+                suite, f"task name {t!r} must be a non-empty string without commas or spaces (--tasks splits on commas)"
+            )
     if suite.tasks() != tasks:
         raise _fail(suite, "tasks() returns a different list on a second call; make it deterministic")
     if suite.default_split is not None and registry is not None:
@@ -219,7 +264,9 @@ def check_protocol(suite: Suite) -> None:
     except (TypeError, ValueError) as exc:
         raise _fail(suite, f"protocol() is not plain JSON ({exc}); use str, int, float, bool, None, lists and dicts")
     if json.loads(text) != proto:
-        raise _fail(suite, "protocol() changes in a JSON round trip (tuples? non-str dict keys?); use lists and str keys")
+        raise _fail(
+            suite, "protocol() changes in a JSON round trip (tuples? non-str dict keys?); use lists and str keys"
+        )
 
 
 def _splits(registry: Registry, suite: Suite) -> dict:
@@ -233,8 +280,11 @@ def check_splits(registry: Registry, suite: Suite) -> None:
     """Splits: see :data:`CHECKS`."""
     splits = _splits(registry, suite)
     if not splits:
-        raise _fail(suite, "no split is declared; ship a splits/NAME.yaml next to the suite's module (Suite.splits) "
-                           "or return a Split from benchgen_splits (joint agents and reports need one)")
+        raise _fail(
+            suite,
+            "no split is declared; ship a splits/NAME.yaml next to the suite's module (Suite.splits) "
+            "or return a Split from benchgen_splits (joint agents and reports need one)",
+        )
     known = set(suite.tasks())
     for name, split in splits.items():
         where = f"split '{name}'"
@@ -261,8 +311,14 @@ def check_bad_names(registry: Registry, suite: Suite, agent: str | None = "rando
     task = suite.tasks()[0]
     cases = [
         (lambda: registry.suite(suite.name + "x"), ["unknown suite", f"did you mean '{suite.name}'"]),
-        (lambda: registry.check_tasks(suite, [task + "x"]), [f"unknown task of suite '{suite.name}' '{task}x'", "did you mean '"]),
-        (lambda: registry.split(suite, "no_such_split_zz"), [f"unknown split of suite '{suite.name}' 'no_such_split_zz'"]),
+        (
+            lambda: registry.check_tasks(suite, [task + "x"]),
+            [f"unknown task of suite '{suite.name}' '{task}x'", "did you mean '"],
+        ),
+        (
+            lambda: registry.split(suite, "no_such_split_zz"),
+            [f"unknown split of suite '{suite.name}' 'no_such_split_zz'"],
+        ),
     ]
     for call, fragments in cases:
         try:
@@ -284,8 +340,11 @@ def check_bad_names(registry: Registry, suite: Suite, agent: str | None = "rando
             code = main(["run", suite.name, agent, "--tasks", task + "x", "--out", str(out), "--no-progress"])
         lines = [line for line in err.getvalue().splitlines() if line.strip()]
         if code != 2 or len(lines) != 1 or not lines[0].startswith("benchgen: error: unknown task"):
-            raise _fail(suite, f"`benchgen run {suite.name} {agent} --tasks {task}x` should exit 2 with one line "
-                               f"'benchgen: error: unknown task ...', got exit {code} and {err.getvalue()!r}")
+            raise _fail(
+                suite,
+                f"`benchgen run {suite.name} {agent} --tasks {task}x` should exit 2 with one line "
+                f"'benchgen: error: unknown task ...', got exit {code} and {err.getvalue()!r}",
+            )
         if out.exists():
             raise _fail(suite, "a run with an unknown task wrote a run directory")
 
@@ -296,8 +355,14 @@ def _actions(space: gym.Space, rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _end_key(end: EpisodeEnd) -> tuple:
-    return (int(end.env_index), end.task, float(end.score), int(end.length_frames), end.end_reason,
-            json.dumps(end.extras, sort_keys=True, default=str))
+    return (
+        int(end.env_index),
+        end.task,
+        float(end.score),
+        int(end.length_frames),
+        end.end_reason,
+        json.dumps(end.extras, sort_keys=True, default=str),
+    )
 
 
 def _forbidden(info: dict, keys: Sequence[str]) -> list[str]:
@@ -316,8 +381,9 @@ def _forbidden(info: dict, keys: Sequence[str]) -> list[str]:
 class _Driver:
     """Steps a suite env with seeded random actions, checking the contract at every step."""
 
-    def __init__(self, suite: Suite, env: Any, tasks: Sequence[str], forbidden: Sequence[str],
-                 score_is_reward_sum: bool = True):
+    def __init__(
+        self, suite: Suite, env: Any, tasks: Sequence[str], forbidden: Sequence[str], score_is_reward_sum: bool = True
+    ):
         self.suite, self.env, self.tasks = suite, env, list(tasks)
         self.forbidden = tuple(forbidden)
         self.score_is_reward_sum = score_is_reward_sum
@@ -332,11 +398,15 @@ class _Driver:
     def check_static(self) -> None:
         env, n = self.env, self.n
         if not isinstance(env, gym.vector.VectorEnv):
-            raise self.fail(f"make_env returned {type(env).__name__}, not a gymnasium.vector.VectorEnv (subclass SuiteVectorEnv)")
+            raise self.fail(
+                f"make_env returned {type(env).__name__}, not a gymnasium.vector.VectorEnv (subclass SuiteVectorEnv)"
+            )
         if not callable(getattr(env, "pop_episode_ends", None)):
             raise self.fail("the env has no pop_episode_ends() (subclass benchgen.suite.SuiteVectorEnv)")
         if getattr(env, "frames_per_step", None) != self.suite.frames_per_step:
-            raise self.fail(f"env.frames_per_step is {getattr(env, 'frames_per_step', None)}, the suite says {self.suite.frames_per_step}")
+            raise self.fail(
+                f"env.frames_per_step is {getattr(env, 'frames_per_step', None)}, the suite says {self.suite.frames_per_step}"
+            )
         if env.num_envs != n:
             raise self.fail(f"num_envs is {env.num_envs}, expected one sub-environment per task ({n})")
         if list(getattr(env, "tasks", ())) != self.tasks:
@@ -346,8 +416,13 @@ class _Driver:
             raise self.fail(f"single_observation_space must be a uint8 Box (pixels), got {obs_space}")
         if not isinstance(act_space, gym.spaces.Discrete):
             raise self.fail(f"single_action_space must be Discrete, got {act_space}")
-        if getattr(env.observation_space, "shape", None) != (n, *obs_space.shape) or env.observation_space.dtype != np.uint8:
-            raise self.fail(f"observation_space {env.observation_space} is not single_observation_space batched {n} times")
+        if (
+            getattr(env.observation_space, "shape", None) != (n, *obs_space.shape)
+            or env.observation_space.dtype != np.uint8
+        ):
+            raise self.fail(
+                f"observation_space {env.observation_space} is not single_observation_space batched {n} times"
+            )
         if getattr(env.action_space, "shape", None) != (n,):
             raise self.fail(f"action_space {env.action_space} is not single_action_space batched {n} times")
         mode = (getattr(env, "metadata", None) or {}).get("autoreset_mode")
@@ -358,7 +433,9 @@ class _Driver:
         space = self.env.single_observation_space
         obs = np.asarray(obs) if not isinstance(obs, np.ndarray) else obs
         if obs.dtype != np.uint8 or obs.shape != (self.n, *space.shape):
-            raise self.fail(f"{where} returned observations {obs.dtype}{obs.shape}, expected uint8{(self.n, *space.shape)}")
+            raise self.fail(
+                f"{where} returned observations {obs.dtype}{obs.shape}, expected uint8{(self.n, *space.shape)}"
+            )
         return obs
 
     def check_info(self, info: Any, where: str) -> None:
@@ -408,8 +485,10 @@ class _Driver:
             raise self.fail("pop_episode_ends() must return a list of benchgen.suite.EpisodeEnd")
         got = sorted(int(e.env_index) for e in ends)
         if got != sorted(int(i) for i in np.flatnonzero(done)):
-            raise self.fail(f"after a step where sub-environments {list(np.flatnonzero(done))} finished, "
-                            f"pop_episode_ends() returned ends for {got}: record one EpisodeEnd per finished episode")
+            raise self.fail(
+                f"after a step where sub-environments {list(np.flatnonzero(done))} finished, "
+                f"pop_episode_ends() returned ends for {got}: record one EpisodeEnd per finished episode"
+            )
         for end in ends:
             self.check_end(end)
         if self.env.pop_episode_ends():
@@ -429,25 +508,40 @@ class _Driver:
         if self.score_is_reward_sum and not math.isinf(end.score):
             expected = float(self.returns[i])
             if abs(float(end.score) - expected) > 1e-6 * max(1.0, abs(expected)):
-                raise self.fail(f"EpisodeEnd.score {end.score} differs from the episode's summed rewards {expected}; "
-                                "record the raw score (or set score_is_reward_sum = False if rewards are shaped)")
+                raise self.fail(
+                    f"EpisodeEnd.score {end.score} differs from the episode's summed rewards {expected}; "
+                    "record the raw score (or set score_is_reward_sum = False if rewards are shaped)"
+                )
         steps = int(self.steps[i])
         if not isinstance(end.length_frames, (int, np.integer)) or not (steps <= int(end.length_frames) <= steps * fps):
-            raise self.fail(f"EpisodeEnd.length_frames {end.length_frames!r} after {steps} steps of {fps} frames; "
-                            "count emulator frames, skipped frames included")
+            raise self.fail(
+                f"EpisodeEnd.length_frames {end.length_frames!r} after {steps} steps of {fps} frames; "
+                "count emulator frames, skipped frames included"
+            )
         if end.end_reason not in self.suite.end_reasons:
-            raise self.fail(f"EpisodeEnd.end_reason '{end.end_reason}' is not in the suite's end_reasons {list(self.suite.end_reasons)}")
+            raise self.fail(
+                f"EpisodeEnd.end_reason '{end.end_reason}' is not in the suite's end_reasons {list(self.suite.end_reasons)}"
+            )
         if set(end.extras) != set(self.suite.episode_fields):
-            raise self.fail(f"EpisodeEnd.extras has keys {sorted(end.extras)}, the suite declares episode_fields "
-                            f"{list(self.suite.episode_fields)}")
+            raise self.fail(
+                f"EpisodeEnd.extras has keys {sorted(end.extras)}, the suite declares episode_fields "
+                f"{list(self.suite.episode_fields)}"
+            )
 
     def run(self, steps: int, rng: np.random.Generator, until_end: bool = False) -> list[tuple]:
         """Step ``steps`` times (or until the first episode ends); return a comparable trace."""
         trace = []
         for _ in range(steps):
             obs, rew, term, trunc, _info, ends = self.step(_actions(self.env.single_action_space, rng, self.n))
-            trace.append((hashlib.sha1(obs.tobytes()).hexdigest(), rew.tolist(), term.tolist(), trunc.tolist(),
-                          [_end_key(e) for e in ends]))
+            trace.append(
+                (
+                    hashlib.sha1(obs.tobytes()).hexdigest(),
+                    rew.tolist(),
+                    term.tolist(),
+                    trunc.tolist(),
+                    [_end_key(e) for e in ends],
+                )
+            )
             if until_end and ends:
                 break
         return trace
@@ -460,39 +554,66 @@ def _make(suite: Suite, tasks: Sequence[str], seed: int):
         raise _fail(suite, f"make_env({list(tasks)}) failed: {exc}") from None
 
 
-def check_vector_env(suite: Suite, tasks: Sequence[str], seed: int = 0, steps: int = 32,
-                     forbidden_info_keys: Sequence[str] = FORBIDDEN_INFO_KEYS, score_is_reward_sum: bool = True) -> None:
+def _drive(
+    suite: Suite,
+    tasks: Sequence[str],
+    seed: int,
+    steps: int,
+    forbidden_info_keys: Sequence[str],
+    score_is_reward_sum: bool,
+    until_end: bool = False,
+) -> _Driver:
+    """Make the env, check its spaces, reset it and take up to ``steps`` random steps, checking
+    every step against the contract; the env is closed after."""
+    env = _make(suite, tasks, seed)
+    try:
+        driver = _Driver(suite, env, tasks, forbidden_info_keys, score_is_reward_sum)
+        driver.check_static()
+        driver.reset(seed)
+        driver.run(steps, np.random.default_rng(seed), until_end=until_end)
+    finally:
+        env.close()
+    return driver
+
+
+def check_vector_env(
+    suite: Suite,
+    tasks: Sequence[str],
+    seed: int = 0,
+    steps: int = 32,
+    forbidden_info_keys: Sequence[str] = FORBIDDEN_INFO_KEYS,
+    score_is_reward_sum: bool = True,
+) -> None:
     """The vector env contract on ``tasks`` (see :data:`CHECKS`)."""
-    env = _make(suite, tasks, seed)
-    try:
-        driver = _Driver(suite, env, tasks, forbidden_info_keys, score_is_reward_sum)
-        driver.check_static()
-        driver.reset(seed)
-        driver.run(steps, np.random.default_rng(seed))
-    finally:
-        env.close()
+    _drive(suite, tasks, seed, steps, forbidden_info_keys, score_is_reward_sum)
 
 
-def check_episode_ends(suite: Suite, tasks: Sequence[str], seed: int = 0, max_steps: int = 5000,
-                       forbidden_info_keys: Sequence[str] = FORBIDDEN_INFO_KEYS,
-                       score_is_reward_sum: bool = True) -> list[EpisodeEnd]:
+def check_episode_ends(
+    suite: Suite,
+    tasks: Sequence[str],
+    seed: int = 0,
+    max_steps: int = 5000,
+    forbidden_info_keys: Sequence[str] = FORBIDDEN_INFO_KEYS,
+    score_is_reward_sum: bool = True,
+) -> list[EpisodeEnd]:
     """Play until an episode ends and check what is recorded (see :data:`CHECKS`)."""
-    env = _make(suite, tasks, seed)
-    try:
-        driver = _Driver(suite, env, tasks, forbidden_info_keys, score_is_reward_sum)
-        driver.check_static()
-        driver.reset(seed)
-        driver.run(max_steps, np.random.default_rng(seed), until_end=True)
-    finally:
-        env.close()
+    driver = _drive(suite, tasks, seed, max_steps, forbidden_info_keys, score_is_reward_sum, until_end=True)
     if not driver.ends:
-        raise _fail(suite, f"no episode of {list(tasks)} ended within {max_steps} random steps; set `episode_tasks` "
-                           "to a task whose random episodes are short, or raise `max_episode_steps`")
+        raise _fail(
+            suite,
+            f"no episode of {list(tasks)} ended within {max_steps} random steps; set `episode_tasks` "
+            "to a task whose random episodes are short, or raise `max_episode_steps`",
+        )
     return driver.ends
 
 
-def check_reproducible(suite: Suite, tasks: Sequence[str], seed: int = 0, steps: int = 64,
-                       forbidden_info_keys: Sequence[str] = FORBIDDEN_INFO_KEYS) -> None:
+def check_reproducible(
+    suite: Suite,
+    tasks: Sequence[str],
+    seed: int = 0,
+    steps: int = 64,
+    forbidden_info_keys: Sequence[str] = FORBIDDEN_INFO_KEYS,
+) -> None:
     """Seeding (see :data:`CHECKS`)."""
 
     def trace(env, reset_seed, action_seed):
@@ -507,12 +628,18 @@ def check_reproducible(suite: Suite, tasks: Sequence[str], seed: int = 0, steps:
     try:
         ta, tb = trace(a, seed + 1, seed), trace(b, seed + 1, seed)
         if ta != tb:
-            raise _fail(suite, f"two envs made and reset with the same seeds diverge at step {first_difference(ta, tb)}; "
-                               "seed every source of randomness from make_env's seed and reset(seed=...)")
+            raise _fail(
+                suite,
+                f"two envs made and reset with the same seeds diverge at step {first_difference(ta, tb)}; "
+                "seed every source of randomness from make_env's seed and reset(seed=...)",
+            )
         again = trace(a, seed + 1, seed)
         if again != ta:
-            raise _fail(suite, f"reset(seed=...) on a used env does not replay the trajectory (differs at step "
-                               f"{first_difference(again, ta)}); reseed every sub-environment in reset")
+            raise _fail(
+                suite,
+                f"reset(seed=...) on a used env does not replay the trajectory (differs at step "
+                f"{first_difference(again, ta)}); reseed every sub-environment in reset",
+            )
     finally:
         a.close()
         b.close()
@@ -520,8 +647,11 @@ def check_reproducible(suite: Suite, tasks: Sequence[str], seed: int = 0, steps:
     try:
         tc, td = trace(c, None, seed), trace(d, None, seed)
         if tc != td:
-            raise _fail(suite, f"two envs made with the same seed and reset() without a seed diverge at step "
-                               f"{first_difference(tc, td)}; make_env's seed must seed the environments")
+            raise _fail(
+                suite,
+                f"two envs made with the same seed and reset() without a seed diverge at step "
+                f"{first_difference(tc, td)}; make_env's seed must seed the environments",
+            )
     finally:
         c.close()
         d.close()
@@ -583,9 +713,12 @@ def check_gymnasium_env_checker(suite: Suite, task: str, seed: int = 0, extra_en
                     check_env(env, skip_render_check=True, skip_close_check=True)
                 except (AssertionError, gym.error.Error, TypeError, AttributeError) as exc:
                     raise _fail(suite, f"gymnasium's env checker rejects {label}: {exc}") from None
-            msgs = [str(w.message) for w in caught
-                    if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, ResourceWarning))
-                    and not (wrapped_ok and "different from the unwrapped version" in str(w.message))]
+            msgs = [
+                str(w.message)
+                for w in caught
+                if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, ResourceWarning))
+                and not (wrapped_ok and "different from the unwrapped version" in str(w.message))
+            ]
             if msgs:
                 raise _fail(suite, f"gymnasium's env checker warns about {label}: {msgs[0]}")
         finally:
@@ -637,12 +770,22 @@ def check_scorer(registry: Registry, suite: Suite) -> None:
     try:
         ref = scorer.reference(None)
     except UsageError as exc:
-        raise _fail(suite, f"the scorer's default baseline '{scorer.default_baseline}' does not resolve: {exc}") from None
-    normalizable = [t for t in suite.tasks() if t in scorer.random_scores and t in ref.scores
-                    and math.isfinite(ref.scores[t]) and math.isfinite(scorer.random_scores[t])
-                    and ref.scores[t] != scorer.random_scores[t]]
+        raise _fail(
+            suite, f"the scorer's default baseline '{scorer.default_baseline}' does not resolve: {exc}"
+        ) from None
+    normalizable = [
+        t
+        for t in suite.tasks()
+        if t in scorer.random_scores
+        and t in ref.scores
+        and math.isfinite(ref.scores[t])
+        and math.isfinite(scorer.random_scores[t])
+        and ref.scores[t] != scorer.random_scores[t]
+    ]
     if not normalizable:
-        raise _fail(suite, f"no task has both a random score and a '{ref.name}' score; the scorer can normalize nothing")
+        raise _fail(
+            suite, f"no task has both a random score and a '{ref.name}' score; the scorer can normalize nothing"
+        )
     task = normalizable[0]
     r, w = scorer.random_scores[task], ref.scores[task]
     out = score({task: r})
@@ -653,8 +796,11 @@ def check_scorer(registry: Registry, suite: Suite) -> None:
         raise _fail(suite, f"the '{ref.name}' score of '{task}' normalizes to {out['per_task'][task]}, expected 1")
     out = score({task: math.inf})
     if out["per_task"].get(task) != math.inf or out["mean"] != INFINITE_CAP or out["classes"].get("superhuman") != 1:
-        raise _fail(suite, f"an infinite score of '{task}' must stay inf, count {INFINITE_CAP:.0%} in the mean and as "
-                           f"superhuman; got {out['per_task'].get(task)}, mean {out['mean']}, classes {out['classes']}")
+        raise _fail(
+            suite,
+            f"an infinite score of '{task}' must stay inf, count {INFINITE_CAP:.0%} in the mean and as "
+            f"superhuman; got {out['per_task'].get(task)}, mean {out['mean']}, classes {out['classes']}",
+        )
     out = score({})
     if out["n_tasks"] != 0:
         raise _fail(suite, "scoring no tasks must aggregate over no tasks")
@@ -664,15 +810,27 @@ def check_scorer(registry: Registry, suite: Suite) -> None:
         raw[missing[0]] = 1.0
     out = score(raw)
     if out["n_tasks"] != 1 or task not in out["per_task"]:
-        raise _fail(suite, f"scoring a subset of tasks must aggregate over exactly those that normalize; got {out['n_tasks']}")
+        raise _fail(
+            suite, f"scoring a subset of tasks must aggregate over exactly those that normalize; got {out['n_tasks']}"
+        )
     if missing and (missing[0] in out["per_task"] or out["unnormalized"].get(missing[0]) != 1.0):
-        raise _fail(suite, f"task '{missing[0]}' has no random or reference score: it must be reported raw under "
-                           "'unnormalized' and left out of the aggregates")
+        raise _fail(
+            suite,
+            f"task '{missing[0]}' has no random or reference score: it must be reported raw under "
+            "'unnormalized' and left out of the aggregates",
+        )
 
 
 # -- a whole run -------------------------------------------------------------------------------
-def check_smoke_run(registry: Registry, suite: Suite, task: str, run_dir: Path, agent: str = "random",
-                    budget: int | None = None, seed: int = 0) -> dict[str, Any]:
+def check_smoke_run(
+    registry: Registry,
+    suite: Suite,
+    task: str,
+    run_dir: Path,
+    agent: str = "random",
+    budget: int | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Run ``agent`` on ``task`` in this process with a tiny budget (default: 200 agent steps in
     the suite's unit); check the store and the report. Returns the run's report summary dict."""
     from benchgen.config import RunConfig
@@ -697,10 +855,14 @@ def check_smoke_run(registry: Registry, suite: Suite, task: str, run_dir: Path, 
     budget_frames = suite.to_frames(budget)
     for unit in units:
         if unit.status != "done" or unit.frames_done < budget_frames:
-            raise _fail(suite, f"unit {unit.unit_id} ended {unit.status} after {unit.frames_done} of {budget_frames} frames")
+            raise _fail(
+                suite, f"unit {unit.unit_id} ended {unit.status} after {unit.frames_done} of {budget_frames} frames"
+            )
     for ep in episodes:
         if ep["task"] != task or ep["end_reason"] not in suite.end_reasons:
-            raise _fail(suite, f"recorded episode {ep} does not belong to task '{task}' or has an undeclared end reason")
+            raise _fail(
+                suite, f"recorded episode {ep} does not belong to task '{task}' or has an undeclared end reason"
+            )
     if not (run_dir / "report" / "report.md").is_file():
         raise _fail(suite, "the run wrote no report")
     return {"units": len(units), "episodes": len(episodes)}

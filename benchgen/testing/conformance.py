@@ -17,7 +17,8 @@ gymnasium's checker on the suite's own single-task envs.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -74,8 +75,10 @@ class SuiteConformance:
         if not cls.suite_name:
             pytest.fail(f"{cls.__name__}: set `suite_name` to the suite's name")
         if cls.suite_name not in registry.suites:
-            pytest.fail(f"{cls.__name__}: no suite '{cls.suite_name}' among {sorted(registry.suites)}; "
-                        "set `plugin` to the module that implements benchgen_suites")
+            pytest.fail(
+                f"{cls.__name__}: no suite '{cls.suite_name}' among {sorted(registry.suites)}; "
+                "set `plugin` to the module that implements benchgen_suites"
+            )
         return registry.suites[cls.suite_name]
 
     def single_envs(self, suite: Suite, task: str) -> Iterable[gym.Env]:
@@ -113,15 +116,22 @@ class SuiteConformance:
 
     def test_vector_env_contract(self, suite):
         task = self.runnable(suite, self.episode_tasks, 1)[0]
-        checks.check_vector_env(suite, [task] * self.num_envs, self.seed, self.check_steps,
-                                self.forbidden_info_keys, self.score_is_reward_sum)
+        checks.check_vector_env(
+            suite,
+            [task] * self.num_envs,
+            self.seed,
+            self.check_steps,
+            self.forbidden_info_keys,
+            self.score_is_reward_sum,
+        )
 
     def test_joint_env(self, suite):
         tasks = self.runnable(suite, self.joint_tasks, 2)
         if len(set(tasks)) < 2:
             pytest.skip(f"suite '{suite.name}' has fewer than two runnable tasks")
-        checks.check_vector_env(suite, tasks, self.seed, self.check_steps, self.forbidden_info_keys,
-                                self.score_is_reward_sum)
+        checks.check_vector_env(
+            suite, tasks, self.seed, self.check_steps, self.forbidden_info_keys, self.score_is_reward_sum
+        )
 
     def test_gymnasium_env_checker(self, suite):
         tasks = self.runnable(suite, self.env_check_tasks)
@@ -136,17 +146,20 @@ class SuiteConformance:
             elif these != spaces[1]:
                 raise checks.ConformanceError(
                     f"suite '{suite.name}': task '{task}' has spaces {these}, task '{spaces[0]}' has {spaces[1]}; "
-                    "every task needs the same observation and action spaces (joint agents train on several)")
+                    "every task needs the same observation and action spaces (joint agents train on several)"
+                )
 
     def test_episode_ends(self, suite):
         tasks = self.runnable(suite, self.episode_tasks, 1)
-        checks.check_episode_ends(suite, tasks, self.seed, self.max_episode_steps, self.forbidden_info_keys,
-                                  self.score_is_reward_sum)
+        checks.check_episode_ends(
+            suite, tasks, self.seed, self.max_episode_steps, self.forbidden_info_keys, self.score_is_reward_sum
+        )
 
     def test_seeding_is_reproducible(self, suite):
         tasks = self.runnable(suite, self.episode_tasks, 1)
-        checks.check_reproducible(suite, [tasks[0]] * self.num_envs, self.seed, self.check_steps,
-                                  self.forbidden_info_keys)
+        checks.check_reproducible(
+            suite, [tasks[0]] * self.num_envs, self.seed, self.check_steps, self.forbidden_info_keys
+        )
 
     def test_scorer(self, registry, suite):
         checks.check_scorer(registry, suite)

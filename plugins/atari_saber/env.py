@@ -32,8 +32,9 @@ episode may exceed the emulator's own count by at most 3 frames; budgets count t
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium.spaces import Box, Discrete

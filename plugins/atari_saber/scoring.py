@@ -19,7 +19,6 @@ import math
 from dataclasses import replace
 
 from benchgen.scoring import ReferenceScores, Scorer
-
 from benchgen_atari_saber import tables
 
 #: the checkpoint SABER reports its final Rainbow-IQN numbers at

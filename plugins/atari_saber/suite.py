@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from benchgen.errors import UsageError, did_you_mean
 from benchgen.scoring import ReferenceScores
 from benchgen.suite import Suite
-
 from benchgen_atari_saber import env as saber_env
 from benchgen_atari_saber import tables
 from benchgen_atari_saber.scoring import AtariScorer, reference_tables

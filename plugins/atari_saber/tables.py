@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -38,7 +38,7 @@ def _optional(text: str) -> float | None:
     return float(text) if text else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def games() -> tuple[Game, ...]:
     """The 61 games, in the CSV's (alphabetical) order."""
     with WORLD_RECORDS_CSV.open(newline="") as handle:
@@ -64,7 +64,7 @@ def world_record_games() -> list[str]:
     return [g.game for g in games() if g.world_record is not None]
 
 
-@lru_cache(maxsize=None)
+@cache
 def rainbow_iqn_saber() -> dict[str, dict[str, float]]:
     """SABER Table 6: checkpoint label ('10M', '50M', '100M', '200M') -> game -> raw score."""
     with RAINBOW_IQN_CSV.open(newline="") as handle:

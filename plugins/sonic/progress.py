@@ -19,7 +19,7 @@ engine next to this code and checks that every frame's reward and end agree.
 from __future__ import annotations
 
 import operator
-from typing import Mapping
+from collections.abc import Mapping
 from typing import Protocol as TypingProtocol
 
 from benchgen_sonic.levels import Level

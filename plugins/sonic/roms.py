@@ -16,9 +16,9 @@ import io
 import os
 import stat
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from benchgen.errors import UsageError
 from benchgen_sonic.levels import GAME_TITLES, GAMES
@@ -53,15 +53,20 @@ class RomStatus:
         """One line saying what is wrong and how to fix it (empty when ok)."""
         title = GAME_TITLES.get(self.game, self.game)
         if self.status == "missing":
-            return (f"the ROM of {title} is not imported ({self.game}); stable-retro ships the levels "
-                    f"but not the game: import your copy with `{IMPORT_COMMAND}`")
+            return (
+                f"the ROM of {title} is not imported ({self.game}); stable-retro ships the levels "
+                f"but not the game: import your copy with `{IMPORT_COMMAND}`"
+            )
         if self.status == "mismatch":
-            return (f"the ROM imported for {self.game} ({self.path}) has SHA-1 {self.sha1}, not the "
-                    f"{title} revision stable-retro's levels are made for ({' or '.join(self.expected)}); "
-                    f"import a matching copy with `{IMPORT_COMMAND}`")
+            return (
+                f"the ROM imported for {self.game} ({self.path}) has SHA-1 {self.sha1}, not the "
+                f"{title} revision stable-retro's levels are made for ({' or '.join(self.expected)}); "
+                f"import a matching copy with `{IMPORT_COMMAND}`"
+            )
         if self.status == "no_integration":
-            return (f"this stable-retro has no integration for {self.game}; "
-                    f"reinstall it with `pip install -U stable-retro`")
+            return (
+                f"this stable-retro has no integration for {self.game}; reinstall it with `pip install -U stable-retro`"
+            )
         return ""
 
 
@@ -100,8 +105,9 @@ def check_level_files(game: str, state: str) -> None:
     if not status.ok:
         raise UsageError(status.message())
     if retro_data.get_file_path(game, f"{state}.state", retro_data.Integrations.DEFAULT) is None:
-        raise UsageError(f"this stable-retro has no save state {state} for {game}; "
-                         f"reinstall it with `pip install -U stable-retro`")
+        raise UsageError(
+            f"this stable-retro has no save state {state} for {game}; reinstall it with `pip install -U stable-retro`"
+        )
 
 
 @dataclass
@@ -232,8 +238,10 @@ def import_roms(directory: str | Path, games: tuple[str, ...] = GAMES) -> Import
             try:
                 target.write_bytes(data)
             except OSError as exc:
-                raise UsageError(f"cannot write {target} ({exc.strerror}); stable-retro keeps ROMs in its "
-                                 f"own data folder: run with permission to write there") from None
+                raise UsageError(
+                    f"cannot write {target} ({exc.strerror}); stable-retro keeps ROMs in its "
+                    f"own data folder: run with permission to write there"
+                ) from None
             report.imported[game] = name
         elif name.lower().endswith(ROM_EXTENSIONS):
             report.unrecognized.append((name, sha1))

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -46,13 +46,15 @@ def reference_tables() -> list[AggregateReference]:
     with (DATA_DIR / "sonic_baselines.csv").open(newline="") as handle:
         for row in csv.DictReader(handle):
             mean, std = float(row["aggregate_test_score"]), float(row["std"])
-            tables.append(AggregateReference(
-                name=row["algorithm"],
-                scores={},
-                description=f"Nichol et al. 2018: mean score over the 11 test levels, {mean:.1f} ± {std:.1f}",
-                aggregate=mean,
-                aggregate_std=std,
-            ))
+            tables.append(
+                AggregateReference(
+                    name=row["algorithm"],
+                    scores={},
+                    description=f"Nichol et al. 2018: mean score over the 11 test levels, {mean:.1f} ± {std:.1f}",
+                    aggregate=mean,
+                    aggregate_std=std,
+                )
+            )
     return tables
 
 
@@ -113,8 +115,9 @@ class SonicScorer(Scorer):
             "baseline_mean": ref_mean,
             "baseline_std": ref_std,
             "fraction_of_baseline": mean / ref_mean if ref_mean else math.nan,
-            "references": {name: {"mean": t.aggregate, "std": t.aggregate_std}
-                           for name, t in sorted(self.aggregates.items())},
+            "references": {
+                name: {"mean": t.aggregate, "std": t.aggregate_std} for name, t in sorted(self.aggregates.items())
+            },
             "normalization": "none",  # Sonic scores share one 0..10,000 scale
             "per_task_class": {},
             "classes": {},
@@ -127,12 +130,18 @@ class SonicScorer(Scorer):
         for task, value in result["per_task"].items():
             lines.append(f"{task:34} {value:9.1f}")
         lines.append("")
-        lines.append(f"mean over {result['n_tasks']} levels: {result['mean']:.1f} "
-                     f"(median {result['median']:.1f}, std over levels {result['std']:.1f})")
-        lines.append(f"baseline {result['baseline']}: {result['baseline_mean']:.1f} ± {result['baseline_std']:.1f}"
-                     f" -> {result['fraction_of_baseline'] * 100:.1f}% of it")
-        lines.append("published (Nichol et al. 2018, test levels): " + ", ".join(
-            f"{name} {ref['mean']:.1f} ± {ref['std']:.1f}" for name, ref in result["references"].items()))
+        lines.append(
+            f"mean over {result['n_tasks']} levels: {result['mean']:.1f} "
+            f"(median {result['median']:.1f}, std over levels {result['std']:.1f})"
+        )
+        lines.append(
+            f"baseline {result['baseline']}: {result['baseline_mean']:.1f} ± {result['baseline_std']:.1f}"
+            f" -> {result['fraction_of_baseline'] * 100:.1f}% of it"
+        )
+        lines.append(
+            "published (Nichol et al. 2018, test levels): "
+            + ", ".join(f"{name} {ref['mean']:.1f} ± {ref['std']:.1f}" for name, ref in result["references"].items())
+        )
         return "\n".join(lines)
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np

@@ -31,7 +31,13 @@ from benchgen_sonic.env import button_mask
 #: the action set the paper gave Rainbow and PPO (its agent settings), and any agent that does not
 #: need named actions
 PAPER_COMBOS: tuple[tuple[str, ...], ...] = (
-    ("LEFT",), ("RIGHT",), ("LEFT", "DOWN"), ("RIGHT", "DOWN"), ("DOWN",), ("DOWN", "B"), ("B",),
+    ("LEFT",),
+    ("RIGHT",),
+    ("LEFT", "DOWN"),
+    ("RIGHT", "DOWN"),
+    ("DOWN",),
+    ("DOWN", "B"),
+    ("B",),
 )
 
 #: JERK's set, given to agents that need named actions: the paper's seven, then the combinations
@@ -42,7 +48,12 @@ JERK_COMBOS: tuple[tuple[str, ...], ...] = PAPER_COMBOS + (("RIGHT", "B"), ("LEF
 #: what ``Suite.action_semantics`` reports: indices into JERK_COMBOS (and, for the first three,
 #: into PAPER_COMBOS)
 ACTION_SEMANTICS: dict[str, int] = {
-    "left": 0, "right": 1, "jump": 6, "right_jump": 7, "left_jump": 8, "noop": 9,
+    "left": 0,
+    "right": 1,
+    "jump": 6,
+    "right_jump": 7,
+    "left_jump": 8,
+    "noop": 9,
 }
 
 

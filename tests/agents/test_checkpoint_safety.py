@@ -34,8 +34,9 @@ from tests.fixture_plugins.platformer_suite import PlatformerVectorEnv
 from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
 TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
-SMALL = dict(n_steps=32, batch_size=64, n_epochs=4, learning_rate=1e-3, ent_coef=0.0, clip_reward=False,
-             torch_threads=1)
+SMALL = dict(
+    n_steps=32, batch_size=64, n_epochs=4, learning_rate=1e-3, ent_coef=0.0, clip_reward=False, torch_threads=1
+)
 
 
 class Touch:
@@ -77,8 +78,16 @@ def test_the_crafted_zip_runs_its_payload_in_sb3s_own_load(tmp_path):
     """Not benchgen: proof that the zip the next tests refuse is an exploit."""
     marker = tmp_path / "sb3-ran-it"
     crafted_sb3_zip(tmp_path / "ppo.zip", marker)
-    subprocess.run([sys.executable, "-c", "import sys; from stable_baselines3 import PPO; PPO.load(sys.argv[1])",
-                    str(tmp_path / "ppo.zip")], capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from stable_baselines3 import PPO; PPO.load(sys.argv[1])",
+            str(tmp_path / "ppo.zip"),
+        ],
+        capture_output=True,
+        timeout=300,
+    )
     assert marker.exists()
 
 
@@ -146,17 +155,20 @@ def _pt_missing(ckpt, marker):
     (ckpt / "ppo.pt").unlink()
 
 
-@pytest.mark.parametrize("damage, fragment", [
-    (_zip_only, "format benchgen no longer loads (ppo.zip"),
-    (_zip_and_old_state, "format benchgen no longer loads (ppo.zip"),
-    (_pickled_object_in_pt, "holds pickled Python objects"),
-    (_plain_pickle_as_pt, "holds pickled Python objects"),
-    (_truncated_pt, "cannot be read"),
-    (_tensors_of_another_network, "cannot be used here"),
-    (_not_a_dict, "does not hold policy, optimizer"),
-    (_damaged_state, "cannot be read"),
-    (_pt_missing, "ppo.pt is missing"),
-])
+@pytest.mark.parametrize(
+    "damage, fragment",
+    [
+        (_zip_only, "format benchgen no longer loads (ppo.zip"),
+        (_zip_and_old_state, "format benchgen no longer loads (ppo.zip"),
+        (_pickled_object_in_pt, "holds pickled Python objects"),
+        (_plain_pickle_as_pt, "holds pickled Python objects"),
+        (_truncated_pt, "cannot be read"),
+        (_tensors_of_another_network, "cannot be used here"),
+        (_not_a_dict, "does not hold policy, optimizer"),
+        (_damaged_state, "cannot be read"),
+        (_pt_missing, "ppo.pt is missing"),
+    ],
+)
 def test_ppo_refuses_anything_but_its_own_tensors_and_runs_nothing(tmp_path, damage, fragment):
     ckpt = _ppo_checkpoint(tmp_path / "ckpt")
     marker = tmp_path / "payload-ran"
@@ -178,8 +190,9 @@ def test_ppo_refuses_a_checkpoint_of_other_spaces_or_another_network(tmp_path):
     narrower = PPOAgent(PPOConfig(**{**SMALL, "features_dim": 64}), environment_of(frames))
     with pytest.raises(UsageError, match="set policy=CnnPolicy and features_dim=512 to start from it"):
         narrower.load(tmp_path / "cnn")
-    other_actions = PPOAgent(PPOConfig(**SMALL), AgentEnvironment(gym.spaces.Box(0, 255, (1, 8, 8), np.uint8),
-                                                                  gym.spaces.Discrete(5)))
+    other_actions = PPOAgent(
+        PPOConfig(**SMALL), AgentEnvironment(gym.spaces.Box(0, 255, (1, 8, 8), np.uint8), gym.spaces.Discrete(5))
+    )
     with pytest.raises(UsageError, match="same observations and actions"):
         other_actions.load(ckpt)
 
@@ -251,13 +264,16 @@ def _rainbow_tensors_of_another_network(ckpt, marker):
     torch.save({**state, "online": {"w": torch.zeros(3)}}, ckpt / "rainbow_iqn.pt")
 
 
-@pytest.mark.parametrize("damage, fragment", [
-    (_pickled_rainbow_pt, "holds pickled Python objects"),
-    (_garbage_rainbow_pt, "cannot be read"),
-    (_pickled_replay_array, "allow_pickle=False"),
-    (_pickled_mapped_replay_array, "Python objects"),
-    (_rainbow_tensors_of_another_network, "cannot be used here"),
-])
+@pytest.mark.parametrize(
+    "damage, fragment",
+    [
+        (_pickled_rainbow_pt, "holds pickled Python objects"),
+        (_garbage_rainbow_pt, "cannot be read"),
+        (_pickled_replay_array, "allow_pickle=False"),
+        (_pickled_mapped_replay_array, "Python objects"),
+        (_rainbow_tensors_of_another_network, "cannot be used here"),
+    ],
+)
 def test_rainbow_refuses_pickles_and_damage_in_one_line(tmp_path, damage, fragment):
     ckpt = _rainbow_checkpoint(tmp_path / "ckpt")
     marker = tmp_path / "payload-ran"
@@ -274,9 +290,27 @@ def test_cli_from_a_crafted_checkpoint_is_one_line_and_runs_nothing(tmp_path, da
     ckpt = _ppo_checkpoint(tmp_path / "ckpt")
     marker = tmp_path / "payload-ran"
     damage(ckpt, marker)
-    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--from", ckpt, "--frames", "12000",
-                   "--set", "n_steps=32", "--set", "batch_size=64", "--set", "run.zeroshot_episodes=2",
-                   "--out", tmp_path / "run", "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "ppo_joint",
+        "--split",
+        "pair",
+        "--from",
+        ckpt,
+        "--frames",
+        "12000",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=64",
+        "--set",
+        "run.zeroshot_episodes=2",
+        "--out",
+        tmp_path / "run",
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

@@ -95,8 +95,13 @@ def test_stores_the_prefix_up_to_the_highest_cumulative_reward():
 
 
 def test_exploit_probability_is_beta_plus_t_over_tmax():
-    for progress, draw, exploits in [(0.0, 0.24, True), (0.0, 0.26, False), (0.5, 0.74, True),
-                                     (0.5, 0.76, False), (0.75, 0.999, True)]:
+    for progress, draw, exploits in [
+        (0.0, 0.24, True),
+        (0.0, 0.26, False),
+        (0.5, 0.74, True),
+        (0.5, 0.76, False),
+        (0.75, 0.999, True),
+    ]:
         inst = _instance(ScriptedRandom([draw]))
         inst.solutions = [Solution(np.array([RIGHT], np.int16), [1.0])]
         inst.start_episode(progress)
@@ -108,9 +113,11 @@ def test_exploit_probability_is_beta_plus_t_over_tmax():
 
 def test_exploit_replays_the_best_prefix_padded_with_noops_and_updates_its_mean():
     inst = _instance(ScriptedRandom(default=0.0), exploit_bias=1.0)
-    inst.solutions = [Solution(np.array([RIGHT, RIGHT_JUMP, LEFT], np.int16), [10.0]),
-                      Solution(np.array([RIGHT_JUMP, RIGHT], np.int16), [30.0]),
-                      Solution(np.array([LEFT], np.int16), [5.0])]
+    inst.solutions = [
+        Solution(np.array([RIGHT, RIGHT_JUMP, LEFT], np.int16), [10.0]),
+        Solution(np.array([RIGHT_JUMP, RIGHT], np.int16), [30.0]),
+        Solution(np.array([LEFT], np.int16), [5.0]),
+    ]
     actions = _run_episode(inst, [2.0] * 6)
     assert actions == [RIGHT_JUMP, RIGHT] + [NOOP] * 4  # the best (mean 30) then no-ops
     best = inst.solutions[1]
@@ -129,7 +136,9 @@ def test_ties_go_to_the_most_recent_solution():
 # -- the agent ---------------------------------------------------------------------------------
 def test_unsupported_suite_is_a_usage_error():
     space = PlatformerVectorEnv(["walls-30"], 0).single_action_space
-    with pytest.raises(UsageError, match="^jerk is not supported on suite toy: it does not declare right/left/jump actions$"):
+    with pytest.raises(
+        UsageError, match="^jerk is not supported on suite toy: it does not declare right/left/jump actions$"
+    ):
         JerkAgent(JerkConfig(), AgentEnvironment(None, space, suite="toy"))
     with pytest.raises(UsageError, match="outside the agent's action space"):
         check_semantics(AgentEnvironment(None, space, action_semantics={**SEMANTICS, "noop": 17}, suite="big"))
@@ -172,8 +181,19 @@ def test_act_runs_right_with_random_jumps():
 # -- CLI -----------------------------------------------------------------------------------------
 def test_cli_jerk_platformer(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "platformer", "jerk", "--tasks", "walls-40", "--timesteps", "6000", "--out", out,
-                   "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "platformer",
+        "jerk",
+        "--tasks",
+        "walls-40",
+        "--timesteps",
+        "6000",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     conn = sqlite3.connect(out / "results.sqlite")
     scores = [r[0] for r in conn.execute("SELECT score FROM episodes ORDER BY id")]
@@ -185,8 +205,19 @@ def test_cli_jerk_platformer(tmp_path):
 
 
 def test_cli_jerk_on_a_suite_without_semantics(tmp_path):
-    proc = run_cli("run", "toy", "jerk", "--tasks", "count-20", "--frames", "400", "--out", tmp_path / "run",
-                   "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "jerk",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "400",
+        "--out",
+        tmp_path / "run",
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 2
     assert "jerk is not supported on suite toy: it does not declare right/left/jump actions" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -198,8 +229,20 @@ def test_cli_jerk_sonic_airstriker(tmp_path):
     """JERK through the Sonic suite's agent wrappers (its 10-action set, raw rewards) on Airstriker:
     moving right completes the 100-pixel level, so replays of the best prefix complete it too."""
     out = tmp_path / "run"
-    proc = run_cli("run", "sonic_airstriker", "jerk", "--tasks", "airstriker-Level1", "--timesteps", "400",
-                   "--out", out, "--no-progress", plugins="tests.sonic.airstriker_plugin", timeout=300)
+    proc = run_cli(
+        "run",
+        "sonic_airstriker",
+        "jerk",
+        "--tasks",
+        "airstriker-Level1",
+        "--timesteps",
+        "400",
+        "--out",
+        out,
+        "--no-progress",
+        plugins="tests.sonic.airstriker_plugin",
+        timeout=300,
+    )
     conn = sqlite3.connect(out / "results.sqlite")
     rows = conn.execute("SELECT score, end_reason FROM episodes ORDER BY id").fetchall()
     assert conn.execute("SELECT status FROM units").fetchone() == ("done",), proc.stderr[-3000:]
@@ -214,8 +257,20 @@ def test_cli_jerk_atari(tmp_path):
     if "atari_saber" not in Registry().suites:
         pytest.skip("the atari_saber suite is not installed in this checkout")
     out = tmp_path / "run"
-    proc = run_cli("run", "atari_saber", "jerk", "--tasks", "breakout", "--frames", "8000", "--out", out,
-                   "--no-progress", plugins=None, timeout=300)
+    proc = run_cli(
+        "run",
+        "atari_saber",
+        "jerk",
+        "--tasks",
+        "breakout",
+        "--frames",
+        "8000",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=None,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     conn = sqlite3.connect(out / "results.sqlite")
     assert conn.execute("SELECT status, frames_done FROM units").fetchone() == ("done", 8000)

@@ -23,7 +23,11 @@ def test_joint_specs_share_the_single_task_algorithms():
     pj = specs["ppo_joint"]
     assert pj.joint and not base.joint
     assert (pj.config_class, pj.factory, pj.suite_defaults, pj.default_num_envs) == (
-        base.config_class, base.factory, base.suite_defaults, base.default_num_envs)
+        base.config_class,
+        base.factory,
+        base.suite_defaults,
+        base.default_num_envs,
+    )
     if importlib.util.find_spec("benchgen_agents.rainbow_iqn") is not None:
         from benchgen_agents.rainbow_iqn import SPECS as RAINBOW
 
@@ -40,8 +44,14 @@ def _store(out: Path):
     return units, episodes
 
 
-def _check_chain(out: Path, train: list[str], test: list[str], zeroshot_episodes: int, seed: int = 0,
-                 from_checkpoint: str | None = None) -> str:
+def _check_chain(
+    out: Path,
+    train: list[str],
+    test: list[str],
+    zeroshot_episodes: int,
+    seed: int = 0,
+    from_checkpoint: str | None = None,
+) -> str:
     """Assert the chain's store; return the checkpoint the zero-shot/fine-tune units started from."""
     units, episodes = _store(out)
     assert all(u["status"] == "done" for u in units.values())
@@ -78,10 +88,30 @@ def _check_chain(out: Path, train: list[str], test: list[str], zeroshot_episodes
 
 def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--frames", "12000", "--finetune",
-                   "--set", "run.finetune_budget=4000", "--set", "n_steps=32", "--set", "batch_size=64",
-                   "--set", "run.zeroshot_episodes=3", "--num-envs", "3", "--out", out, "--no-progress",
-                   plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "ppo_joint",
+        "--split",
+        "pair",
+        "--frames",
+        "12000",
+        "--finetune",
+        "--set",
+        "run.finetune_budget=4000",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=64",
+        "--set",
+        "run.zeroshot_episodes=3",
+        "--num-envs",
+        "3",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     start = str(out / _check_chain(out, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=3))  # stored relative
     units, episodes = _store(out)
@@ -91,17 +121,54 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
 
     again = tmp_path / "from"
     # --frames only sizes the zero-shot units' frame cap here (budget / number of train tasks)
-    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--from", start, "--finetune", "--frames", "12000",
-                   "--set", "run.finetune_budget=2000", "--set", "n_steps=32", "--set", "batch_size=64",
-                   "--set", "run.zeroshot_episodes=2", "--out", again, "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "ppo_joint",
+        "--split",
+        "pair",
+        "--from",
+        start,
+        "--finetune",
+        "--frames",
+        "12000",
+        "--set",
+        "run.finetune_budget=2000",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=64",
+        "--set",
+        "run.zeroshot_episodes=2",
+        "--out",
+        again,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_chain(again, ["count-20", "count-50"], ["count-80"], zeroshot_episodes=2, from_checkpoint=start)
 
     # a zero-shot frame cap too small for any episode: the units finish, the report says so
     capped = tmp_path / "capped"
-    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--from", start, "--frames", "12000",
-                   "--set", "run.zeroshot_frames=8", "--set", "run.zeroshot_episodes=2", "--out", capped,
-                   "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "ppo_joint",
+        "--split",
+        "pair",
+        "--from",
+        start,
+        "--frames",
+        "12000",
+        "--set",
+        "run.zeroshot_frames=8",
+        "--set",
+        "run.zeroshot_episodes=2",
+        "--out",
+        capped,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     units, episodes = _store(capped)
     assert {u["budget_frames"] for u in units.values()} == {8} and not episodes
@@ -113,10 +180,30 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
 def test_ppo_joint_chain_cnn_on_platformer(tmp_path):
     out = tmp_path / "run"
     # sprint episodes last at most 40 timesteps: every phase completes several
-    proc = run_cli("run", "platformer", "ppo_joint", "--split", "sprint", "--timesteps", "400", "--finetune",
-                   "--set", "run.finetune_budget=200", "--set", "n_steps=32", "--set", "batch_size=64",
-                   "--set", "run.zeroshot_episodes=2", "--num-envs", "2", "--out", out, "--no-progress",
-                   plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "platformer",
+        "ppo_joint",
+        "--split",
+        "sprint",
+        "--timesteps",
+        "400",
+        "--finetune",
+        "--set",
+        "run.finetune_budget=200",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=64",
+        "--set",
+        "run.zeroshot_episodes=2",
+        "--num-envs",
+        "2",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_chain(out, ["sprint-10", "sprint-15"], ["sprint-20"], zeroshot_episodes=2)
 
@@ -127,10 +214,31 @@ def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
     split = tmp_path / "air.yaml"
     split.write_text("suite: sonic_airstriker\nname: air\ntrain: [airstriker-Level1]\ntest: [airstriker1000-Level1]\n")
     out = tmp_path / "run"
-    proc = run_cli("run", "sonic_airstriker", "ppo_joint", "--split", split, "--timesteps", "128", "--finetune",
-                   "--set", "run.finetune_budget=128", "--set", "n_steps=32", "--set", "batch_size=32",
-                   "--set", "run.zeroshot_episodes=1", "--num-envs", "1", "--out", out, "--no-progress",
-                   plugins="tests.sonic.airstriker_plugin", timeout=600)
+    proc = run_cli(
+        "run",
+        "sonic_airstriker",
+        "ppo_joint",
+        "--split",
+        split,
+        "--timesteps",
+        "128",
+        "--finetune",
+        "--set",
+        "run.finetune_budget=128",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=32",
+        "--set",
+        "run.zeroshot_episodes=1",
+        "--num-envs",
+        "1",
+        "--out",
+        out,
+        "--no-progress",
+        plugins="tests.sonic.airstriker_plugin",
+        timeout=600,
+    )
     units, _ = _store(out)
     assert units and all(u["status"] == "done" for u in units.values()), proc.stderr[-3000:]
     _check_chain(out, ["airstriker-Level1"], ["airstriker1000-Level1"], zeroshot_episodes=1)
@@ -146,26 +254,78 @@ def test_ppo_joint_chain_on_atari(tmp_path):
     split = tmp_path / "mini.yaml"
     split.write_text("suite: atari_saber\nname: mini\ntrain: [pong, breakout]\ntest: [space_invaders]\n")
     out = tmp_path / "run"
-    proc = run_cli("run", "atari_saber", "ppo_joint", "--split", split, "--frames", "24000", "--finetune",
-                   "--set", "run.finetune_budget=8000", "--set", "n_steps=64", "--set", "batch_size=128",
-                   "--set", "run.zeroshot_episodes=1", "--num-envs", "2", "--out", out, "--no-progress",
-                   plugins=None, timeout=600)
+    proc = run_cli(
+        "run",
+        "atari_saber",
+        "ppo_joint",
+        "--split",
+        split,
+        "--frames",
+        "24000",
+        "--finetune",
+        "--set",
+        "run.finetune_budget=8000",
+        "--set",
+        "n_steps=64",
+        "--set",
+        "batch_size=128",
+        "--set",
+        "run.zeroshot_episodes=1",
+        "--num-envs",
+        "2",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=None,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_chain(out, ["pong", "breakout"], ["space_invaders"], zeroshot_episodes=1)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("benchgen_agents.rainbow_iqn.agent") is None,
-                    reason="the rainbow_iqn agent is not in this checkout")
+@pytest.mark.skipif(
+    importlib.util.find_spec("benchgen_agents.rainbow_iqn.agent") is None,
+    reason="the rainbow_iqn agent is not in this checkout",
+)
 def test_rainbow_joint_chain_on_platformer(tmp_path):
     """Rainbow-IQN through the chain on 40-step episodes, with small quantile samples and batches
     (CPU time); it learns from frame 400 on."""
     out = tmp_path / "run"
-    proc = run_cli("run", "platformer", "rainbow_joint", "--split", "sprint", "--timesteps", "200", "--finetune",
-                   "--set", "run.finetune_budget=100", "--set", "learning_starts_frames=400",
-                   "--set", "replay_capacity=1000", "--set", "target_update_frames=200", "--set", "batch_size=8",
-                   "--set", "num_tau_samples=8", "--set", "num_tau_prime_samples=8",
-                   "--set", "num_quantile_samples=8", "--set", "run.zeroshot_episodes=1", "--num-envs", "2",
-                   "--set", "run.checkpoint_every=1000",  # one save per unit: a Rainbow checkpoint is ~100 MB
-                   "--out", out, "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "platformer",
+        "rainbow_joint",
+        "--split",
+        "sprint",
+        "--timesteps",
+        "200",
+        "--finetune",
+        "--set",
+        "run.finetune_budget=100",
+        "--set",
+        "learning_starts_frames=400",
+        "--set",
+        "replay_capacity=1000",
+        "--set",
+        "target_update_frames=200",
+        "--set",
+        "batch_size=8",
+        "--set",
+        "num_tau_samples=8",
+        "--set",
+        "num_tau_prime_samples=8",
+        "--set",
+        "num_quantile_samples=8",
+        "--set",
+        "run.zeroshot_episodes=1",
+        "--num-envs",
+        "2",
+        "--set",
+        "run.checkpoint_every=1000",  # one save per unit: a Rainbow checkpoint is ~100 MB
+        "--out",
+        out,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_chain(out, ["sprint-10", "sprint-15"], ["sprint-20"], zeroshot_episodes=1)

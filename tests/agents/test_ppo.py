@@ -24,14 +24,26 @@ from tests.fixture_plugins.platformer_suite import PlatformerVectorEnv
 from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
 TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
-SMALL = dict(n_steps=32, batch_size=64, n_epochs=4, learning_rate=1e-3, clip_range=0.2, ent_coef=0.0, clip_reward=False,
-             deterministic_eval=True,
-             torch_threads=1)
+SMALL = dict(
+    n_steps=32,
+    batch_size=64,
+    n_epochs=4,
+    learning_rate=1e-3,
+    clip_range=0.2,
+    ent_coef=0.0,
+    clip_reward=False,
+    deterministic_eval=True,
+    torch_threads=1,
+)
 
 
 def _cartpole(n: int = 8) -> gym.vector.VectorEnv:
-    return gym.make_vec("CartPole-v1", num_envs=n, vectorization_mode="sync",
-                        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP})
+    return gym.make_vec(
+        "CartPole-v1",
+        num_envs=n,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+    )
 
 
 # -- the VecEnv adapter ----------------------------------------------------------------------
@@ -103,10 +115,25 @@ def test_policy_choice_and_channel_first_frames_are_not_transposed():
 def test_suite_defaults_are_the_papers():
     defaults = load_suite_defaults()
     atari, sonic = defaults["atari_saber"], defaults["sonic"]
-    assert (atari["n_steps"], atari["batch_size"], atari["n_epochs"], atari["learning_rate"], atari["clip_range"],
-            atari["ent_coef"], atari["vf_coef"], atari["lr_schedule"]) == (128, 256, 4, 2.5e-4, 0.1, 0.01, 0.5, "linear")
-    assert (sonic["n_steps"], sonic["batch_size"], sonic["n_epochs"], sonic["gamma"], sonic["gae_lambda"],
-            sonic["clip_range"], sonic["ent_coef"]) == (8192, 8192, 4, 0.99, 0.95, 0.2, 0.001)
+    assert (
+        atari["n_steps"],
+        atari["batch_size"],
+        atari["n_epochs"],
+        atari["learning_rate"],
+        atari["clip_range"],
+        atari["ent_coef"],
+        atari["vf_coef"],
+        atari["lr_schedule"],
+    ) == (128, 256, 4, 2.5e-4, 0.1, 0.01, 0.5, "linear")
+    assert (
+        sonic["n_steps"],
+        sonic["batch_size"],
+        sonic["n_epochs"],
+        sonic["gamma"],
+        sonic["gae_lambda"],
+        sonic["clip_range"],
+        sonic["ent_coef"],
+    ) == (8192, 8192, 4, 0.99, 0.95, 0.2, 0.001)
     spec = SPECS[0]
     assert spec.suite_defaults == defaults and spec.default_num_envs is None  # the suite's: 8 Atari, 1 Sonic
     for values in defaults.values():
@@ -183,8 +210,9 @@ def test_finetuning_starts_a_fresh_adam_state_a_resume_keeps_it(tmp_path):
         fresh = CountingEnv(ToyVectorEnv(["count-80"] * 4, seed=3))
         other.learn(fresh, Context(fresh, budget_steps=64, unit_dir=tmp_path / unit))  # < 1 rollout: no update
         assert bool(other.model.policy.optimizer.state) is adam_state, unit
-        np.testing.assert_array_equal(other.act(np.zeros((4, 1, 8, 8), np.uint8)),
-                                      agent.act(np.zeros((4, 1, 8, 8), np.uint8)))  # the weights came along
+        np.testing.assert_array_equal(
+            other.act(np.zeros((4, 1, 8, 8), np.uint8)), agent.act(np.zeros((4, 1, 8, 8), np.uint8))
+        )  # the weights came along
 
 
 def test_load_refuses_another_agents_checkpoint(tmp_path):
@@ -214,8 +242,18 @@ def test_ppo_learns_cartpole_quickly():
     """CartPole through gymnasium's own SAME_STEP vector env (truncation at 500 bootstrapped)."""
     start = time.process_time()  # CPU seconds: robust to a busy machine
     env = CountingEnv(_cartpole(8))
-    config = PPOConfig(n_steps=32, batch_size=256, n_epochs=20, learning_rate=1e-3, clip_range=0.2, ent_coef=0.0,
-                       gamma=0.98, gae_lambda=0.8, clip_reward=False, torch_threads=1)  # RL Zoo's CartPole-v1
+    config = PPOConfig(
+        n_steps=32,
+        batch_size=256,
+        n_epochs=20,
+        learning_rate=1e-3,
+        clip_range=0.2,
+        ent_coef=0.0,
+        gamma=0.98,
+        gae_lambda=0.8,
+        clip_reward=False,
+        torch_threads=1,
+    )  # RL Zoo's CartPole-v1
     agent = PPOAgent(config, environment_of(env))
     agent.learn(env, Context(env, budget_steps=40_000))
     assert np.mean(env.returns[:20]) < 40  # random play: about 22
@@ -234,8 +272,23 @@ def _units_and_episodes(out):
 
 def test_cli_ppo_toy_mlp(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "ppo", "--tasks", "count-20", "--frames", "20000", "--set", "n_steps=32",
-                   "--set", "batch_size=64", "--out", out, "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "ppo",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "20000",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=64",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     units, episodes = _units_and_episodes(out)
     assert units == [("train-count-20-s0", "done", 20000, 20000)] and len(episodes) > 50
@@ -246,8 +299,25 @@ def test_cli_ppo_toy_mlp(tmp_path):
 
 def test_cli_ppo_platformer_cnn(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "platformer", "ppo", "--tasks", "walls-30", "--timesteps", "256", "--num-envs", "2",
-                   "--set", "n_steps=32", "--set", "batch_size=64", "--out", out, "--no-progress", plugins=TEST_PLUGINS)
+    proc = run_cli(
+        "run",
+        "platformer",
+        "ppo",
+        "--tasks",
+        "walls-30",
+        "--timesteps",
+        "256",
+        "--num-envs",
+        "2",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=64",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=TEST_PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     units, _episodes = _units_and_episodes(out)
     assert units[0][1:3] == ("done", 1024)
@@ -258,9 +328,26 @@ def test_cli_ppo_sonic_airstriker(tmp_path):
     """The Sonic suite's code (agent wrappers: 7 actions, reward scale, 84x84x4 frames) on the free
     Airstriker ROM."""
     out = tmp_path / "run"
-    proc = run_cli("run", "sonic_airstriker", "ppo", "--tasks", "airstriker-Level1", "--timesteps", "256",
-                   "--num-envs", "2", "--set", "n_steps=64", "--set", "batch_size=64", "--out", out, "--no-progress",
-                   plugins="tests.sonic.airstriker_plugin", timeout=300)
+    proc = run_cli(
+        "run",
+        "sonic_airstriker",
+        "ppo",
+        "--tasks",
+        "airstriker-Level1",
+        "--timesteps",
+        "256",
+        "--num-envs",
+        "2",
+        "--set",
+        "n_steps=64",
+        "--set",
+        "batch_size=64",
+        "--out",
+        out,
+        "--no-progress",
+        plugins="tests.sonic.airstriker_plugin",
+        timeout=300,
+    )
     units, episodes = _units_and_episodes(out)
     assert units[0][1:3] == ("done", 1024), proc.stderr[-3000:]
     assert episodes  # 50-timestep episodes
@@ -276,8 +363,25 @@ def test_cli_ppo_atari(tmp_path):
     if not _atari_available():
         pytest.skip("the atari_saber suite is not installed in this checkout")
     out = tmp_path / "run"
-    proc = run_cli("run", "atari_saber", "ppo", "--tasks", "pong", "--frames", "4096", "--num-envs", "2",
-                   "--set", "n_steps=64", "--set", "batch_size=64", "--out", out, "--no-progress", timeout=300)
+    proc = run_cli(
+        "run",
+        "atari_saber",
+        "ppo",
+        "--tasks",
+        "pong",
+        "--frames",
+        "4096",
+        "--num-envs",
+        "2",
+        "--set",
+        "n_steps=64",
+        "--set",
+        "batch_size=64",
+        "--out",
+        out,
+        "--no-progress",
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     units, _episodes = _units_and_episodes(out)
     assert units[0][1:3] == ("done", 4096)
@@ -294,8 +398,19 @@ def test_ppo_atari_score_rises_above_random(tmp_path):
     if not _atari_available():
         pytest.skip("the atari_saber suite is not installed in this checkout")
     out = tmp_path / "run"
-    proc = run_cli("run", "atari_saber", "ppo", "--tasks", "breakout", "--frames", "2000000", "--out", out,
-                   "--no-progress", timeout=6 * 3600)
+    proc = run_cli(
+        "run",
+        "atari_saber",
+        "ppo",
+        "--tasks",
+        "breakout",
+        "--frames",
+        "2000000",
+        "--out",
+        out,
+        "--no-progress",
+        timeout=6 * 3600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     _units, episodes = _units_and_episodes(out)
     scores = [s for _t, s in episodes]

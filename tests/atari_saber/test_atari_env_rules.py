@@ -9,8 +9,8 @@ path real games use, in milliseconds. The same rules on real games: test_atari_e
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Callable
 
 import numpy as np
 import pytest
@@ -33,8 +33,15 @@ Script = Callable[[int, int], tuple[int, bool]]
 class ScriptedBackend:
     """A fake AtariVectorEnv: plays ``script``; observations encode (episode count, step)."""
 
-    def __init__(self, game: str, num_envs: int, max_episode_frames: int, num_threads: int,
-                 script: Script, action_set: list[int] | None = None):
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        max_episode_frames: int,
+        num_threads: int,
+        script: Script,
+        action_set: list[int] | None = None,
+    ):
         self.game, self.n, self.cap, self.script = game, num_envs, max_episode_frames, script
         self.ale = SimpleNamespace(get_action_set=lambda: list(action_set or range(NUM_ACTIONS)))
         self.steps = np.zeros(num_envs, dtype=np.int64)  # agent steps in the current episode
@@ -104,6 +111,7 @@ def play(env: SaberVectorEnv, steps: int, action: int = 0):
 
 # --- score counter rollover (SABER appendix C) -------------------------------------------------
 
+
 def test_rollover_is_corrected_logged_and_seen_corrected_by_the_agent():
     # an Asterix-like wrap at step 3: the counter goes 999,980 -> 10, i.e. a reward of -999,970
     def script(i, step):
@@ -141,6 +149,7 @@ def test_rollover_threshold_boundary_and_correction_arithmetic():
 
 
 # --- max stuck time, infinite gameplay ---------------------------------------------------------
+
 
 def test_stuck_after_exactly_18000_frames_without_reward():
     # env 0 never scores; env 1 scores every 1000 steps (4000 frames) and is never stuck
@@ -188,13 +197,15 @@ def test_cap_below_the_stuck_window_without_any_reward_is_finite():
 
 def test_cap_and_stuck_on_the_same_step_is_stuck():
     # last reward at step 500 (frame 2000); cap at frame 4000 = stuck limit 2000 frames later
-    env, _ = make(["atlantis"], lambda i, s: (5 if s == 500 else 0, False), max_episode_frames=4_000,
-                  max_stuck_frames=2_000)
+    env, _ = make(
+        ["atlantis"], lambda i, s: (5 if s == 500 else 0, False), max_episode_frames=4_000, max_stuck_frames=2_000
+    )
     _, _, (end,) = play(env, 1_000)
     assert end.end_reason == "stuck" and end.score == 5
 
 
 # --- 5- and 30-minute scores ---------------------------------------------------------------------
+
 
 def test_score_marks_at_5_and_30_minutes():
     # one point per step (4 frames) for 30,000 steps = 120,000 frames, longer than 30 minutes
@@ -217,10 +228,10 @@ def test_score_marks_must_fall_on_step_boundaries():
 
 # --- joint envs, actions, seeds ------------------------------------------------------------------
 
+
 def test_joint_env_routes_actions_and_gathers_observations():
     skiing_set = [0, 2, 3, 4, 5, 6, 7, 8, 9]  # ale-py's Skiing: the 9 actions without the button
-    env, backends = make(["pong", "skiing", "pong"], lambda i, s: (i + 1, s == 3),
-                         action_sets={"skiing": skiing_set})
+    env, backends = make(["pong", "skiing", "pong"], lambda i, s: (i + 1, s == 3), action_sets={"skiing": skiing_set})
     obs, rewards, term, _, info = env.step(np.array([17, 17, 1]))
     assert backends["pong"].sent[-1].tolist() == [17, 1]
     assert backends["skiing"].sent[-1].tolist() == [8]  # DOWNLEFTFIRE -> DOWNLEFT (index 8)
@@ -230,7 +241,10 @@ def test_joint_env_routes_actions_and_gathers_observations():
     _, _, term, _, info = env.step(np.zeros(3, dtype=np.int64))
     assert term.all() and info["final_obs"][:, 0, 0, 1].tolist() == [3, 3, 3]
     assert sorted((e.env_index, e.task, e.score) for e in env.pop_episode_ends()) == [
-        (0, "pong", 3.0), (1, "skiing", 3.0), (2, "pong", 6.0)]
+        (0, "pong", 3.0),
+        (1, "skiing", 3.0),
+        (2, "pong", 6.0),
+    ]
 
 
 def test_full_action_map():

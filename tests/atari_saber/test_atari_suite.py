@@ -56,8 +56,14 @@ def test_protocol_holds_every_saber_parameter():
 def test_action_semantics_name_the_ale_actions():
     sem = SUITE.action_semantics()
     names = {key: Action(index).name for key, index in sem.items()}
-    assert names == {"noop": "NOOP", "right": "RIGHT", "left": "LEFT", "jump": "FIRE",
-                     "right_jump": "RIGHTFIRE", "left_jump": "LEFTFIRE"}
+    assert names == {
+        "noop": "NOOP",
+        "right": "RIGHT",
+        "left": "LEFT",
+        "jump": "FIRE",
+        "right_jump": "RIGHTFIRE",
+        "left_jump": "LEFTFIRE",
+    }
 
 
 def test_make_env_rejects_unknown_games_and_modes():
@@ -100,8 +106,9 @@ def test_the_plugin_gives_data_only_to_its_own_suite():
     def benchgen_suites():
         return [other]
 
-    registry = build_registry([benchgen_atari_saber, SimpleNamespace(benchgen_suites=benchgen_suites)],
-                              include_agents=False)
+    registry = build_registry(
+        [benchgen_atari_saber, SimpleNamespace(benchgen_suites=benchgen_suites)], include_agents=False
+    )
     assert registry.splits(other) == {}
     assert registry.declared_scorer(other) is None
     assert registry.reference_scores(other) == {}

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from benchgen.results.compare import build_comparison
 from benchgen.registry import get_registry
+from benchgen.results.compare import build_comparison
 from tests.compare.helpers import make_run
 
 
@@ -19,9 +19,14 @@ def atari(tmp_path):
     suite = reg.suite("atari_saber")
     games = {"alien": [3000.0], "breakout": [100.0], "atlantis": [math.inf], "double_dunk": [5.0]}
     for agent, scale in (("dqn", 1.0), ("rainbow", 2.0)):
-        make_run(tmp_path / agent, agent, {s: {g: [v * scale * (1 + 0.1 * s) for v in vs] for g, vs in games.items()}
-                                           for s in (0, 1)}, budget=suite.default_budget, protocol=suite.protocol(),
-                 suite="atari_saber")
+        make_run(
+            tmp_path / agent,
+            agent,
+            {s: {g: [v * scale * (1 + 0.1 * s) for v in vs] for g, vs in games.items()} for s in (0, 1)},
+            budget=suite.default_budget,
+            protocol=suite.protocol(),
+            suite="atari_saber",
+        )
     return tmp_path, reg.scorer(suite)
 
 
@@ -31,8 +36,13 @@ def test_rainbow_iqn_reference_rows_and_eq2(atari):
     iqn10 = scorer.references["rainbow_iqn_saber"].by_checkpoint["10M"]
     r = scorer.random_scores
     alien = result["per_task"]["normalized"]["alien"]["dqn"]["value"]
-    assert alien == pytest.approx(((3000.0 - r["alien"]) / abs(iqn10["alien"] - r["alien"])
-                                   + (3300.0 - r["alien"]) / abs(iqn10["alien"] - r["alien"])) / 2)
+    assert alien == pytest.approx(
+        (
+            (3000.0 - r["alien"]) / abs(iqn10["alien"] - r["alien"])
+            + (3300.0 - r["alien"]) / abs(iqn10["alien"] - r["alien"])
+        )
+        / 2
+    )
     # Rainbow-IQN played atlantis forever at 10M: no finite yardstick, reported raw; double_dunk has
     # no world record but a Rainbow-IQN score, so it counts against this baseline
     assert result["aggregate_tasks"] == ["alien", "breakout", "double_dunk"]

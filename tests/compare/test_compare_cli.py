@@ -42,7 +42,9 @@ def test_forced_comparison_is_labelled_in_every_output(tmp_path, capsys):
     make_run(tmp_path / "r" / "a", "agent_a", A, protocol={"version": "1", "sticky_prob": 0.25})
     make_run(tmp_path / "r" / "b", "agent_b", B, protocol={"version": "1", "sticky_prob": 0.0})
     out = tmp_path / "out"
-    assert main(["compare", str(tmp_path / "r"), "--out", str(out), "--force", "--reps", "50", "--curve-points", "3"]) == 0
+    assert (
+        main(["compare", str(tmp_path / "r"), "--out", str(out), "--force", "--reps", "50", "--curve-points", "3"]) == 0
+    )
     label = "FORCED COMPARISON: protocols differ in sticky_prob"
     assert label in capsys.readouterr().out
     data = _load(out)
@@ -52,8 +54,13 @@ def test_forced_comparison_is_labelled_in_every_output(tmp_path, capsys):
     page = (out / "compare.html").read_text()
     assert 'id="forced-label"' in page and label in page and "<title>[FORCED]" in page
     assert sorted(p.name for p in out.glob("*.png")) == [
-        "aggregates.png", "classes.png", "learning_curves.png", "learning_curves_tasks.png",
-        "performance_profiles.png", "probability_of_improvement.png"]
+        "aggregates.png",
+        "classes.png",
+        "learning_curves.png",
+        "learning_curves_tasks.png",
+        "performance_profiles.png",
+        "probability_of_improvement.png",
+    ]
 
 
 def test_reference_agent_normalization_saber_eq2(two_agents, tmp_path):
@@ -85,7 +92,9 @@ def test_user_reference_csv_as_row_and_baseline(two_agents, tmp_path, capsys):
     mine = data["references"]["my_agent"]
     assert mine["checkpoint"] == "frames_4000"  # matches the runs' 4000 frames
     assert mine["raw"] == {"count-20": 20.0, "count-50": 40.0, "count-80": "inf"}
-    assert mine["normalized"]["count-80"] == "inf" and mine["aggregates"]["mean"] == pytest.approx((0.2 + 0.4 + 2.0) / 3)
+    assert mine["normalized"]["count-80"] == "inf" and mine["aggregates"]["mean"] == pytest.approx(
+        (0.2 + 0.4 + 2.0) / 3
+    )
     assert "my_agent (ref)" in data["per_task"]["views"]["score"]["count-20"]
     # a plain task,score CSV as the baseline
     base = tmp_path / "base.csv"
@@ -100,7 +109,10 @@ def test_user_reference_csv_as_row_and_baseline(two_agents, tmp_path, capsys):
 
 def test_raw_mode_and_checkpoint_and_pairs(two_agents, tmp_path, capsys):
     out = tmp_path / "o"
-    assert main(["compare", str(two_agents), "--out", str(out), "--baseline", "raw", "--pair", "agent_b:agent_a", *FAST]) == 0
+    assert (
+        main(["compare", str(two_agents), "--out", str(out), "--baseline", "raw", "--pair", "agent_b:agent_a", *FAST])
+        == 0
+    )
     data = _load(out)
     assert not data["normalized"] and data["metrics"] == ["median", "iqm", "mean"]
     assert data["aggregate_tasks"] == ["count-20", "count-50"]  # count-80 has infinite gameplay: raw only
@@ -115,9 +127,27 @@ def test_raw_mode_and_checkpoint_and_pairs(two_agents, tmp_path, capsys):
 
 
 def _run(out, *extra):
-    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20,count-50", "--seeds", "0,1",
-           "--frames", "1200", "--out", str(out), "--no-progress", *extra]
-    return subprocess.Popen(cmd, env=cli_env(PLUGINS), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20,count-50",
+        "--seeds",
+        "0,1",
+        "--frames",
+        "1200",
+        "--out",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
+    return subprocess.Popen(
+        cmd, env=cli_env(PLUGINS), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_report_over_a_results_root_of_real_runs(tmp_path):
@@ -127,8 +157,14 @@ def test_report_over_a_results_root_of_real_runs(tmp_path):
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
-    proc = subprocess.run([sys.executable, "-m", "benchgen", "report", str(root)], capture_output=True, text=True,
-                          env=cli_env(PLUGINS), cwd=REPO, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchgen", "report", str(root)],
+        capture_output=True,
+        text=True,
+        env=cli_env(PLUGINS),
+        cwd=REPO,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     data = _load(root / "compare")
     assert data["labels"] == ["random(seed_offset=0)", "random(seed_offset=5)"]
@@ -146,7 +182,11 @@ def test_scores_at_a_checkpoint_with_the_matching_reference(tmp_path):
     """--at 1000: each seed's score from the episodes finished by frame 1000, next to toy_ref at 1000."""
     eps = {s: {t: [10.0 * (s + 1), 50.0, 60.0, 70.0] for t in ("count-20", "count-50")} for s in (0, 1)}
     make_run(tmp_path / "r" / "a", "agent_a", eps)
-    make_run(tmp_path / "r" / "b", "agent_b", {s: {t: [5.0, 5.0, 5.0, 5.0] for t in ("count-20", "count-50")} for s in (0, 1)})
+    make_run(
+        tmp_path / "r" / "b",
+        "agent_b",
+        {s: {t: [5.0, 5.0, 5.0, 5.0] for t in ("count-20", "count-50")} for s in (0, 1)},
+    )
     out = tmp_path / "o"
     assert main(["compare", str(tmp_path / "r"), "--out", str(out), "--at", "1000", *FAST]) == 0
     data = _load(out)

@@ -31,8 +31,14 @@ def test_aggregates_hand_computed():
 def test_aggregates_match_rliable_with_intervals():
     capped = np.where(np.isinf(A), 2.0, A)
     mine = stats.aggregates(A, reps=300, seed=7, key="A")
-    func = lambda s: np.array([metrics.aggregate_median(s), metrics.aggregate_iqm(s), metrics.aggregate_mean(s),
-                               metrics.aggregate_optimality_gap(s)])
+    func = lambda s: np.array(
+        [
+            metrics.aggregate_median(s),
+            metrics.aggregate_iqm(s),
+            metrics.aggregate_mean(s),
+            metrics.aggregate_optimality_gap(s),
+        ]
+    )
     with stats.seeded(7, "aggregates:A"):
         points, intervals = rly.get_interval_estimates({"A": capped}, func, reps=300)
     for i, m in enumerate(stats.METRICS):
@@ -64,7 +70,11 @@ def test_probability_of_improvement_hand_computed_and_rliable():
             y[:, 0] = x[:, 0]
         assert stats.probability_of_improvement(x, y) == pytest.approx(metrics.probability_of_improvement(x, y))
     same = rng.random((3, 4))
-    assert stats.probability_of_improvement(same, same) == pytest.approx(0.5) == metrics.probability_of_improvement(same, same)
+    assert (
+        stats.probability_of_improvement(same, same)
+        == pytest.approx(0.5)
+        == metrics.probability_of_improvement(same, same)
+    )
     est = stats.improvement(A, B, reps=200, seed=0, key="a>b")
     with stats.seeded(0, "poi:a>b"):
         _, iv = rly.get_interval_estimates({"k": [capped, B]}, metrics.probability_of_improvement, reps=200)
@@ -80,7 +90,11 @@ def test_performance_profile_matches_rliable():
     np.testing.assert_allclose(mine["ci_low"], cis["B"][0])
     np.testing.assert_allclose(mine["ci_high"], cis["B"][1])
     # infinite gameplay lies above every threshold
-    assert stats.score_distribution(np.array([[math.inf, 0.5]]), np.array([0.0, 1.0, 100.0])).tolist() == [1.0, 0.5, 0.5]
+    assert stats.score_distribution(np.array([[math.inf, 0.5]]), np.array([0.0, 1.0, 100.0])).tolist() == [
+        1.0,
+        0.5,
+        0.5,
+    ]
 
 
 def test_welch_matches_scipy():

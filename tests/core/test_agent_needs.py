@@ -26,14 +26,19 @@ PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suit
 
 def _env(single_action_space):
     """A stand-in for a wrapped vector env: only its spaces are read."""
-    return SimpleNamespace(single_observation_space=gym.spaces.Box(0, 255, (4, 84, 84), np.uint8),
-                           single_action_space=single_action_space)
+    return SimpleNamespace(
+        single_observation_space=gym.spaces.Box(0, 255, (4, 84, 84), np.uint8), single_action_space=single_action_space
+    )
 
 
 def test_the_factory_gets_the_spaces_and_the_suite_s_answers():
     suite = PlatformerSuite()
     environment = SPEC.environment(suite, _env(gym.spaces.Discrete(6)))
-    assert (environment.frames_per_step, environment.action_semantics, environment.suite) == (4, SEMANTICS, "platformer")
+    assert (environment.frames_per_step, environment.action_semantics, environment.suite) == (
+        4,
+        SEMANTICS,
+        "platformer",
+    )
     agent = SPEC.factory(SprinterConfig(), environment)
     assert isinstance(agent, Sprinter) and agent.actions == {"right": 2, "right_jump": 5}
     atari = AtariSaberSuite()  # names FIRE as the jump: RIGHT 3, RIGHTFIRE 11 in the full action set
@@ -52,14 +57,27 @@ def test_needs_are_checked_in_words():
     with pytest.raises(ValueError, match="reward must be one of"):
         AgentNeeds(reward="clipped")
     SPEC.check(PlatformerSuite())  # names every action the sprinter needs
-    with pytest.raises(UsageError, match="^sprinter is not supported on suite toy: it does not declare right/left/jump"):
+    with pytest.raises(
+        UsageError, match="^sprinter is not supported on suite toy: it does not declare right/left/jump"
+    ):
         SPEC.check(ToySuite())
 
 
 def test_a_third_party_agent_runs_on_a_suite_that_names_its_actions(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "platformer", "sprinter", "--tasks", "sprint-10", "--timesteps", "400", "--out", out,
-                   "--no-progress", plugins=PLUGINS)
+    proc = run_cli(
+        "run",
+        "platformer",
+        "sprinter",
+        "--tasks",
+        "sprint-10",
+        "--timesteps",
+        "400",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=PLUGINS,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     conn = sqlite3.connect(out / "results.sqlite")
     assert conn.execute("SELECT status, frames_done FROM units").fetchone() == ("done", 1600)
@@ -69,8 +87,19 @@ def test_a_third_party_agent_runs_on_a_suite_that_names_its_actions(tmp_path):
 
 
 def test_a_suite_that_cannot_name_the_actions_is_refused_before_anything_is_written(tmp_path):
-    proc = run_cli("run", "toy", "sprinter", "--tasks", "count-20", "--frames", "400", "--out", tmp_path / "run",
-                   "--no-progress", plugins=PLUGINS)
+    proc = run_cli(
+        "run",
+        "toy",
+        "sprinter",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "400",
+        "--out",
+        tmp_path / "run",
+        "--no-progress",
+        plugins=PLUGINS,
+    )
     assert proc.returncode == 2
     assert "sprinter is not supported on suite toy: it does not declare right/left/jump actions" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -47,9 +47,26 @@ def _units(out: Path):
 @pytest.mark.parametrize("executor", [["--jobs", "2"], ["--executor", "ray"]], ids=["local-jobs2", "ray"])
 def test_killed_worker_is_retried_without_loss_or_duplicates(tmp_path, executor):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20,count-50",
-           "--frames", "1200000", "--out", str(out), "--no-progress", "--num-envs", "8",
-           "--set", "checkpoint_every=100000", *executor]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20,count-50",
+        "--frames",
+        "1200000",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--num-envs",
+        "8",
+        "--set",
+        "checkpoint_every=100000",
+        *executor,
+    ]
     result = _kill_one_worker_midway(out, cmd)
     assert result.returncode == 0, result.stderr
     assert "1 unit retry" in result.stdout
@@ -76,8 +93,13 @@ def test_ray_not_installed_is_a_one_line_error(tmp_path):
     (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
     env = cli_env()
     env["PYTHONPATH"] = os.pathsep.join([str(fake.parent), env["PYTHONPATH"]])
-    proc = subprocess.run([sys.executable, "-m", "benchgen", "run", "toy", "random", "--executor", "ray",
-                           "--out", str(tmp_path / "run")], env=env, cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchgen", "run", "toy", "random", "--executor", "ray", "--out", str(tmp_path / "run")],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "pip install 'benchgen[ray]'" in proc.stderr
     assert not (tmp_path / "run").exists()
 
@@ -93,7 +115,20 @@ def test_ray_without_address_starts_a_fresh_local_instance(tmp_path, monkeypatch
     (ray.init() alone would try to join those)."""
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # a cluster that does not exist
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--executor", "ray",
-                   "--out", out, "--no-progress", timeout=300)
+    proc = run_cli(
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "4000",
+        "--executor",
+        "ray",
+        "--out",
+        out,
+        "--no-progress",
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [u[1] for u in _units(out)] == ["done"]

@@ -24,8 +24,18 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-GROUND = {"benchgen", "benchgen.errors", "benchgen.config", "benchgen.suite", "benchgen.agent", "benchgen.remote",
-          "benchgen.scoring", "benchgen.hookspecs", "benchgen.registry", "benchgen.cpu_affinity"}
+GROUND = {
+    "benchgen",
+    "benchgen.errors",
+    "benchgen.config",
+    "benchgen.suite",
+    "benchgen.agent",
+    "benchgen.remote",
+    "benchgen.scoring",
+    "benchgen.hookspecs",
+    "benchgen.registry",
+    "benchgen.cpu_affinity",
+}
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 
 
@@ -36,8 +46,11 @@ def layer_of(name: str) -> str | None:
     """The core layer of a module, or of a name imported from one (None: not core)."""
     if name == "benchgen":
         return "ground"
-    for prefix, layer in [*((g, "ground") for g in GROUND - {"benchgen"}), *((c, "commands") for c in COMMANDS),
-                          *((f"benchgen.{n}", n) for n in ("results", "run", "testing", "docs"))]:
+    for prefix, layer in [
+        *((g, "ground") for g in GROUND - {"benchgen"}),
+        *((c, "commands") for c in COMMANDS),
+        *((f"benchgen.{n}", n) for n in ("results", "run", "testing", "docs")),
+    ]:
         if name == prefix or name.startswith(prefix + "."):
             return layer
     return None
@@ -112,8 +125,10 @@ def test_no_import_circle_in_core():
     modules = {module: (path, package) for path, module, package in _core_files()}
     # a submodule importing its own package's names (``from benchgen.results.compare import stats``)
     # is no circle: the package is already being imported when its submodules run
-    graph = {m: {t for t in _module_level_imports(p, pkg) if t in modules and t != m and not m.startswith(t + ".")}
-             for m, (p, pkg) in modules.items()}
+    graph = {
+        m: {t for t in _module_level_imports(p, pkg) if t in modules and t != m and not m.startswith(t + ".")}
+        for m, (p, pkg) in modules.items()
+    }
     seen: dict[str, int] = {}
     stack: list[str] = []
 
@@ -122,7 +137,7 @@ def test_no_import_circle_in_core():
         stack.append(m)
         for t in sorted(graph[m]):
             if seen.get(t) == 1:
-                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(t):] + [t]))
+                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(t) :] + [t]))
             if t not in seen:
                 visit(t)
         stack.pop()

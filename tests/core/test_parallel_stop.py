@@ -17,9 +17,27 @@ from tests.core.test_run_resume import _check_log, _episodes
 
 
 def _start_and_wait_for_workers(out: Path) -> tuple[subprocess.Popen, list[int]]:
-    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20,count-50",
-           "--frames", "4000000", "--out", str(out), "--no-progress", "--num-envs", "4", "--jobs", "2",
-           "--set", "checkpoint_every=100000"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20,count-50",
+        "--frames",
+        "4000000",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--num-envs",
+        "4",
+        "--jobs",
+        "2",
+        "--set",
+        "checkpoint_every=100000",
+    ]
     proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -88,8 +106,21 @@ def test_unit_processes_stop_with_a_killed_parent(tmp_path):
 def test_sigterm_right_after_the_run_directory_is_made_stops_cleanly(tmp_path):
     """Issue 18 item 18: no window in which SIGTERM kills a run with exit 143 and no message."""
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-20", "--frames", "4000000",
-           "--out", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "4000000",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stderr:
         if line.startswith("run directory:"):

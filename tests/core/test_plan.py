@@ -26,15 +26,34 @@ def test_finetuning_budget_scales_with_the_joint_budget():
     units = plan_units(resolve(registry, run, {}))
     finetune = [u for u in units if u.phase == "finetune"]
     assert finetune and {u.budget_frames for u in finetune} == {20_000}
-    given = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=20_000, finetune=True,
-                      finetune_budget=8_000)
+    given = RunConfig(
+        suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=20_000, finetune=True, finetune_budget=8_000
+    )
     assert {u.budget_frames for u in plan_units(resolve(registry, given, {})) if u.phase == "finetune"} == {8_000}
 
 
 def test_the_plan_is_printed_before_the_run_starts(tmp_path):
-    proc = run_cli("run", "toy", "ppo_joint", "--split", "pair", "--frames", "4000", "--finetune",
-                   "--set", "run.finetune_budget=1000", "--set", "n_steps=32", "--set", "batch_size=32",
-                   "--set", "run.zeroshot_episodes=1", "--out", tmp_path / "run", "--no-progress")
+    proc = run_cli(
+        "run",
+        "toy",
+        "ppo_joint",
+        "--split",
+        "pair",
+        "--frames",
+        "4000",
+        "--finetune",
+        "--set",
+        "run.finetune_budget=1000",
+        "--set",
+        "n_steps=32",
+        "--set",
+        "batch_size=32",
+        "--set",
+        "run.zeroshot_episodes=1",
+        "--out",
+        tmp_path / "run",
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     plan = proc.stderr[: proc.stderr.index("run directory:")]
     assert "plan: ppo_joint on toy, 5 units" in plan
@@ -42,12 +61,15 @@ def test_the_plan_is_printed_before_the_run_starts(tmp_path):
     assert "finetune" in plan and "1,000 frames" in plan
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--frames", "1e19"], "more than"),
-    (["--seeds", "-1"], "seeds must lie in"),
-    (["--seeds", "1e99"], "seeds must lie in"),
-    (["--jobs", "0"], "--jobs must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--frames", "1e19"], "more than"),
+        (["--seeds", "-1"], "seeds must lie in"),
+        (["--seeds", "1e99"], "seeds must lie in"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+    ],
+)
 def test_numbers_are_validated_before_anything_is_written(tmp_path, args, fragment):
     out = tmp_path / "run"
     proc = run_cli("run", "toy", "random", "--tasks", "count-20", *args, "--out", out, "--no-progress")
@@ -91,16 +113,33 @@ def _rewind_to_first_checkpoint(run: RunDir) -> None:
     try:
         (unit,) = store.units()
         first = store.checkpoints(unit.unit_id)[0]
-        store.update_unit(unit.unit_id, status="running", frames_done=first["frames"], last_checkpoint=first["path"],
-                          last_checkpoint_frames=first["frames"])
+        store.update_unit(
+            unit.unit_id,
+            status="running",
+            frames_done=first["frames"],
+            last_checkpoint=first["path"],
+            last_checkpoint_frames=first["frames"],
+        )
     finally:
         store.close()
 
 
 def test_a_moved_run_resumes_from_its_checkpoint_and_a_missing_one_stops_it(tmp_path):
     first = tmp_path / "first"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--set", "checkpoint_every=1000",
-                   "--out", first, "--no-progress")
+    proc = run_cli(
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "4000",
+        "--set",
+        "checkpoint_every=1000",
+        "--out",
+        first,
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     _rewind_to_first_checkpoint(RunDir(first))
     moved = tmp_path / "elsewhere" / "moved"

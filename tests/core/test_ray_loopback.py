@@ -63,8 +63,15 @@ def _is_loopback(ip: str) -> bool:
 
 
 def test_local_ray_instance_listens_on_loopback_only():
-    proc = subprocess.Popen([sys.executable, "-c", _DRIVER], env=cli_env(), cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _DRIVER],
+        env=cli_env(),
+        cwd=REPO,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = proc.communicate(timeout=300)
     except subprocess.TimeoutExpired:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchgen.run.recorder import EpisodeRecorder
 from benchgen.results.store import ResultsStore, Unit
+from benchgen.run.recorder import EpisodeRecorder
 from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
 

@@ -83,10 +83,13 @@ def test_non_strict_inventory_lists_failures(monkeypatch):
     def broken():
         raise RuntimeError("boom")
 
-    _install(monkeypatch, [
-        FakeDist("toy-dist", "1.0", [FakeEntryPoint("toy", "good_plugin", _good_plugin)]),
-        FakeDist("broken-dist", "0.1", [FakeEntryPoint("broken", "broken_mod", broken)]),
-    ])
+    _install(
+        monkeypatch,
+        [
+            FakeDist("toy-dist", "1.0", [FakeEntryPoint("toy", "good_plugin", _good_plugin)]),
+            FakeDist("broken-dist", "0.1", [FakeEntryPoint("broken", "broken_mod", broken)]),
+        ],
+    )
     reg = Registry(strict=False)
     status = {p.name: p.error for p in reg.plugins}
     assert status["toy"] is None and "boom" in status["broken"]

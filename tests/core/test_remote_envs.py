@@ -37,7 +37,11 @@ def test_a_report_carries_the_suites_facts_and_exact_frames():
     assert frames == report.frames == 20 * 2 * 4
     # chain-8 ends after 8 steps: 2 episodes per sub-environment, scores 1.6 (action 0) and 8 (action 1)
     assert sorted((e.env_index, round(e.score, 6), e.length_frames) for e in ends) == [
-        (2, 1.6, 32), (2, 1.6, 32), (3, 8.0, 32), (3, 8.0, 32)]  # env_index = worker * num_envs + i
+        (2, 1.6, 32),
+        (2, 1.6, 32),
+        (3, 8.0, 32),
+        (3, 8.0, 32),
+    ]  # env_index = worker * num_envs + i
     assert inbox.open(collector.report()) == ([], 0)  # nothing new since: an empty report, in order
 
 
@@ -83,17 +87,35 @@ def test_a_remote_env_refuses_a_reset_mid_episode_as_the_recorder_does():
 def _episodes(out):
     db = sqlite3.connect(out / "results.sqlite")
     units = db.execute("select unit_id, status, frames_done from units").fetchall()
-    rows = db.execute("select unit_id, env_index, episode, frames_total, length_frames, score from episodes "
-                      "order by episode").fetchall()
+    rows = db.execute(
+        "select unit_id, env_index, episode, frames_total, length_frames, score from episodes order by episode"
+    ).fetchall()
     return units, rows
 
 
 def test_any_agent_can_play_in_other_processes(tmp_path):
     """A random agent whose two spawned worker processes play everything (no Ray)."""
     out = tmp_path / "run"
-    result = run_cli("run", "chain", "remote_random", "--tasks", "chain-8", "--frames", "4000", "--num-envs", "2",
-                     "--set", "workers=2", "--set", "chunk_steps=10", "--out", out, "--no-progress", plugins=PLUGINS,
-                     timeout=300)
+    result = run_cli(
+        "run",
+        "chain",
+        "remote_random",
+        "--tasks",
+        "chain-8",
+        "--frames",
+        "4000",
+        "--num-envs",
+        "2",
+        "--set",
+        "workers=2",
+        "--set",
+        "chunk_steps=10",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=PLUGINS,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     units, rows = _episodes(out)
     assert len(units) == 1 and units[0][1:] == ("done", 4000)  # every remote frame counted, exactly the budget
@@ -107,9 +129,26 @@ def test_any_agent_can_play_in_other_processes(tmp_path):
 
 def test_a_forged_score_stops_the_run_and_is_not_recorded(tmp_path):
     out = tmp_path / "run"
-    result = run_cli("run", "chain", "remote_random", "--tasks", "chain-8", "--frames", "4000", "--num-envs", "2",
-                     "--set", "workers=1", "--set", "forge=score", "--out", out, "--no-progress", plugins=PLUGINS,
-                     timeout=300)
+    result = run_cli(
+        "run",
+        "chain",
+        "remote_random",
+        "--tasks",
+        "chain-8",
+        "--frames",
+        "4000",
+        "--num-envs",
+        "2",
+        "--set",
+        "workers=1",
+        "--set",
+        "forge=score",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=PLUGINS,
+        timeout=300,
+    )
     assert result.returncode != 0 and "refused a remote episode report" in result.stderr
     units, rows = _episodes(out)
     assert rows and FORGED_SCORE not in [r[5] for r in rows]  # the real report before it was recorded

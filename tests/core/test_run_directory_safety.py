@@ -74,8 +74,10 @@ def test_an_empty_or_damaged_store_is_refused(finished_run, tmp_path):
     shutil.copytree(finished_run, damaged)
     (damaged / "results.sqlite").write_bytes(b"not a database" * 100)
     for command in ("resume", "report", "export"):
-        _one_line_error(run_cli(command, damaged, *(["--no-progress"] if command == "resume" else [])),
-                        "not a readable results store")
+        _one_line_error(
+            run_cli(command, damaged, *(["--no-progress"] if command == "resume" else [])),
+            "not a readable results store",
+        )
 
 
 def test_report_of_an_unfinished_run_marks_what_it_has_not_reached(tmp_path):
@@ -84,8 +86,20 @@ def test_report_of_an_unfinished_run_marks_what_it_has_not_reached(tmp_path):
     import json
 
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--set", "checkpoint_every=1000",
-                   "--out", out, "--no-progress")
+    proc = run_cli(
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "4000",
+        "--set",
+        "checkpoint_every=1000",
+        "--out",
+        out,
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     store = RunDir(out).store()
     (unit,) = store.units()
@@ -123,3 +137,42 @@ def test_a_store_locked_by_another_program_is_one_line(finished_run, tmp_path, m
         holder.close()
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert code == 2 and len(err) == 1 and "the results store failed (database is locked)" in err[0], err
+
+
+def test_a_run_directory_removed_mid_run_ends_in_one_line(tmp_path):
+    """Issue 18 item 14: the run stops at its next checkpoint with one line, and does not
+    recreate a partial directory that looks like a run."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import REPO, cli_env
+
+    out = tmp_path / "run"
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "40000000",
+        "--set",
+        "checkpoint_every=20000",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list(out.glob("units/*/checkpoints/*")) and time.time() < deadline:
+        time.sleep(0.1)
+    shutil.rmtree(out)
+    _stdout, stderr = proc.communicate(timeout=120)
+    lines = [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith(("plan:", " ", "run directory:"))]
+    assert proc.returncode == 2 and "Traceback" not in stderr, stderr[-2000:]
+    assert len(lines) == 1 and "was removed or moved while the run was going" in lines[0], stderr
+    assert not (out / "run.json").exists()

@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-from benchgen.results.compare import build_comparison
 from benchgen.registry import get_registry
-from tests.compare.helpers import A, B, PLUGINS, make_run
+from benchgen.results.compare import build_comparison
+from tests.compare.helpers import PLUGINS, A, B, make_run
 from tests.conftest import run_cli
 
 
@@ -52,15 +52,23 @@ def test_a_seed_run_twice_counts_once(tmp_path, compare_plugins):
 
 def test_new_runs_get_an_identity(tmp_path):
     out = tmp_path / "run"
-    assert run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out,
-                   "--no-progress").returncode == 0
+    assert (
+        run_cli(
+            "run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress"
+        ).returncode
+        == 0
+    )
     assert len(json.loads((out / "run.json").read_text())["run_id"]) == 32
 
 
 def test_resume_under_another_protocol_is_refused_unless_forced(tmp_path):
     out = tmp_path / "run"
-    assert run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out,
-                   "--no-progress").returncode == 0
+    assert (
+        run_cli(
+            "run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress"
+        ).returncode
+        == 0
+    )
     meta = json.loads((out / "run.json").read_text())
     meta["protocol"]["max_steps"] = 12345
     meta["versions"]["gymnasium"] = "0.0.1"

@@ -36,8 +36,22 @@ def _check_log(rows: list[dict]) -> None:
 
 def test_run_records_config_versions_and_exports(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "random", "--split", "pair", "--seeds", "0,1", "--frames", "2000",
-                   "--set", "seed_offset=5", "--out", out, "--no-progress")
+    proc = run_cli(
+        "run",
+        "toy",
+        "random",
+        "--split",
+        "pair",
+        "--seeds",
+        "0,1",
+        "--frames",
+        "2000",
+        "--set",
+        "seed_offset=5",
+        "--out",
+        out,
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     meta = json.loads((out / "run.json").read_text())
     assert meta["agent_config"] == {"seed_offset": 5}
@@ -69,8 +83,25 @@ def test_run_records_config_versions_and_exports(tmp_path):
 def test_resume_after_kill_minus_9(tmp_path):
     out = tmp_path / "run"
     budget = 1_600_000
-    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-50", "--frames", str(budget),
-           "--out", str(out), "--no-progress", "--num-envs", "8", "--set", "checkpoint_every=200000"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-50",
+        "--frames",
+        str(budget),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--num-envs",
+        "8",
+        "--set",
+        "checkpoint_every=200000",
+    ]
     proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -103,8 +134,23 @@ def test_resume_after_kill_minus_9(tmp_path):
 
     # the same run uninterrupted has the same structure
     ref = tmp_path / "ref"
-    assert run_cli("run", "toy", "random", "--tasks", "count-50", "--frames", budget, "--out", ref,
-                   "--no-progress", "--num-envs", "8").returncode == 0
+    assert (
+        run_cli(
+            "run",
+            "toy",
+            "random",
+            "--tasks",
+            "count-50",
+            "--frames",
+            budget,
+            "--out",
+            ref,
+            "--no-progress",
+            "--num-envs",
+            "8",
+        ).returncode
+        == 0
+    )
     ref_rows = _episodes(ref)
     assert ref_rows[0].keys() == rows[0].keys()
     assert abs(len(ref_rows) - len(rows)) < 0.03 * len(ref_rows)
@@ -112,8 +158,23 @@ def test_resume_after_kill_minus_9(tmp_path):
 
 def test_sigterm_saves_and_resume_completes(tmp_path):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "benchgen", "run", "toy", "random", "--tasks", "count-80", "--frames", "2000000", "--num-envs", "8",
-           "--out", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchgen",
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-80",
+        "--frames",
+        "2000000",
+        "--num-envs",
+        "8",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and not (out / "results.sqlite").exists():
@@ -133,8 +194,22 @@ def test_sigterm_saves_and_resume_completes(tmp_path):
 
 def test_checkpoint_retention_keeps_latest_and_reporting_checkpoints(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "8000", "--checkpoints", "2000,6000",
-                   "--out", out, "--no-progress", "--num-envs", "1")
+    proc = run_cli(
+        "run",
+        "toy",
+        "random",
+        "--tasks",
+        "count-20",
+        "--frames",
+        "8000",
+        "--checkpoints",
+        "2000,6000",
+        "--out",
+        out,
+        "--no-progress",
+        "--num-envs",
+        "1",
+    )
     assert proc.returncode == 0, proc.stderr
     kept = sorted(int(p.name) for p in (out / "units" / "train-count-20-s0" / "checkpoints").iterdir())
     # saved every budget/20 = 400 frames; kept: the two reporting checkpoints and the final one

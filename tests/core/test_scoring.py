@@ -19,9 +19,21 @@ def test_normalize_hand_cases():
         normalize(1, 5, 5)
 
 
-@pytest.mark.parametrize("value, cls", [(-0.5, "failing"), (0.0099, "failing"), (0.01, "poor"), (0.0999, "poor"),
-                                        (0.1, "medium"), (0.4999, "medium"), (0.5, "fair"), (0.9999, "fair"),
-                                        (1.0, "superhuman"), (math.inf, "superhuman")])
+@pytest.mark.parametrize(
+    "value, cls",
+    [
+        (-0.5, "failing"),
+        (0.0099, "failing"),
+        (0.01, "poor"),
+        (0.0999, "poor"),
+        (0.1, "medium"),
+        (0.4999, "medium"),
+        (0.5, "fair"),
+        (0.9999, "fair"),
+        (1.0, "superhuman"),
+        (math.inf, "superhuman"),
+    ],
+)
 def test_saber_classes_boundaries(value, cls):
     assert score_class(value) == cls
 
@@ -41,7 +53,9 @@ def test_aggregate_median_and_classes():
 
 
 def test_scorer_reports_tasks_without_reference_raw_and_leaves_them_out():
-    scorer = Scorer({"a": 0.0, "b": 10.0, "c": 1.0}, {"world_record": ReferenceScores("world_record", {"a": 100.0, "b": 20.0})})
+    scorer = Scorer(
+        {"a": 0.0, "b": 10.0, "c": 1.0}, {"world_record": ReferenceScores("world_record", {"a": 100.0, "b": 20.0})}
+    )
     result = scorer.score({"a": 50.0, "b": 15.0, "c": 7.0})
     assert result["per_task"] == {"a": pytest.approx(0.5), "b": pytest.approx(0.5)}
     assert result["unnormalized"] == {"c": 7.0}

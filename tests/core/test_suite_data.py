@@ -17,13 +17,13 @@ from benchgen.suite import Split
 from benchgen.testing import build_registry
 from benchgen_atari_saber.scoring import AtariScorer
 
-SUITE_MODULE = '''
+SUITE_MODULE = """
 from tests.fixture_plugins.toy_suite import ToySuite
 
 
 class FileSuite(ToySuite):
     name = "filesuite"
-'''
+"""
 
 
 @pytest.fixture
@@ -33,15 +33,20 @@ def file_suite(tmp_path, monkeypatch):
     (package / "splits").mkdir(parents=True)
     (package / "data").mkdir()
     (package / "__init__.py").write_text(SUITE_MODULE)
-    (package / "splits" / "pair.yaml").write_text(textwrap.dedent("""\
+    (package / "splits" / "pair.yaml").write_text(
+        textwrap.dedent("""\
         suite: filesuite
         description: two train tasks, one test task
         train: [count-20, count-50]
         test: [count-80]
-    """))
-    (package / "data" / "random_scores.csv").write_text("# uniform random actions\ntask,score\ncount-20,4\ncount-50,10\n")
+    """)
+    )
+    (package / "data" / "random_scores.csv").write_text(
+        "# uniform random actions\ntask,score\ncount-20,4\ncount-50,10\n"
+    )
     (package / "data" / "world_record_scores.csv").write_text(
-        "# the best scores ever played\n# (by hand)\ntask,score\ncount-20,20\ncount-50,50\n")
+        "# the best scores ever played\n# (by hand)\ntask,score\ncount-20,20\ncount-50,50\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     return importlib.import_module("benchgen_filesuite").FileSuite()
 
@@ -53,7 +58,12 @@ def _plugin(**hooks):
 
 def test_a_suite_reads_its_splits_and_scores_from_the_files_next_to_its_module(file_suite):
     (split,) = file_suite.splits()
-    assert (split.name, split.suite, split.train, split.test) == ("pair", "filesuite", ("count-20", "count-50"), ("count-80",))
+    assert (split.name, split.suite, split.train, split.test) == (
+        "pair",
+        "filesuite",
+        ("count-20", "count-50"),
+        ("count-80",),
+    )
     assert file_suite.random_scores() == {"count-20": 4.0, "count-50": 10.0}
     (table,) = file_suite.reference_scores()
     assert (table.name, table.description) == ("world_record", "the best scores ever played (by hand)")
@@ -92,11 +102,21 @@ def test_another_plugin_adds_splits_and_reference_tables_to_a_suite_through_hook
     assert isinstance(registry.scorer(suite), AtariScorer)  # the suite's own
 
 
-@pytest.mark.parametrize("hook, item, fragment", [
-    ("benchgen_splits", Split("atari_saber", "all", ("pong",)), "split 'all' of suite 'atari_saber' is defined twice"),
-    ("benchgen_reference_scores", ReferenceScores("human", {"pong": 1.0}),
-     "reference table 'human' of suite 'atari_saber' is defined twice"),
-])
+@pytest.mark.parametrize(
+    "hook, item, fragment",
+    [
+        (
+            "benchgen_splits",
+            Split("atari_saber", "all", ("pong",)),
+            "split 'all' of suite 'atari_saber' is defined twice",
+        ),
+        (
+            "benchgen_reference_scores",
+            ReferenceScores("human", {"pong": 1.0}),
+            "reference table 'human' of suite 'atari_saber' is defined twice",
+        ),
+    ],
+)
 def test_a_name_the_suite_already_has_stops_start_up(hook, item, fragment):
     addon = _plugin(**{hook: lambda suite: [item] if suite.name == "atari_saber" else []})
     registry = build_registry([benchgen_atari_saber, addon], include_agents=False)

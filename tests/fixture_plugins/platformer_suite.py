@@ -13,7 +13,7 @@ JERK runs here; ``agent_wrappers`` is the identity.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -58,7 +58,7 @@ class PlatformerVectorEnv(SuiteVectorEnv):
             self.frames[i, -1] = 0
             end = self.end_x[i]
             walls = np.arange(self.gaps[i], end, self.gaps[i]) * (SIZE - 1) // end
-            self.frames[i, -1, SIZE - 8:, walls] = 128
+            self.frames[i, -1, SIZE - 8 :, walls] = 128
             self.frames[i, -1, :, min(SIZE - 1, self.x[i] * (SIZE - 1) // end)] = 255
 
     def _restart(self, which) -> None:
@@ -84,8 +84,11 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         for i, a in enumerate(applied):
             dx, jump = ACTIONS[int(a)]
             new_x = int(np.clip(self.x[i] + dx, 0, self.end_x[i]))
-            crossing = [w for w in range(self.gaps[i], self.end_x[i], self.gaps[i])
-                        if min(self.x[i], new_x) < w <= max(self.x[i], new_x)]
+            crossing = [
+                w
+                for w in range(self.gaps[i], self.end_x[i], self.gaps[i])
+                if min(self.x[i], new_x) < w <= max(self.x[i], new_x)
+            ]
             if crossing and not jump:
                 new_x = self.x[i]  # a wall: only a jump gets over it
             reward[i] = new_x - self.x[i]
@@ -101,9 +104,16 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         if done.any():
             info["final_obs"] = self.frames.copy()
             for i in np.flatnonzero(done):
-                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self.score[i]), int(self.t[i]) * 4,
-                                             "completed" if completed[i] else "time_limit",
-                                             extras={"x": int(self.x[i])}))
+                self._ends.append(
+                    EpisodeEnd(
+                        int(i),
+                        self.tasks[i],
+                        float(self.score[i]),
+                        int(self.t[i]) * 4,
+                        "completed" if completed[i] else "time_limit",
+                        extras={"x": int(self.x[i])},
+                    )
+                )
             self._restart(np.flatnonzero(done))
         return self.frames.copy(), reward, completed, truncated, info
 
@@ -149,5 +159,7 @@ def benchgen_suites():
 def benchgen_splits(suite):
     if suite.name != "platformer":
         return []
-    return [Split("platformer", "all", ("walls-30", "walls-40"), ("walls-50",), description="2 train, 1 test"),
-            Split("platformer", "sprint", ("sprint-10", "sprint-15"), ("sprint-20",), description="short episodes")]
+    return [
+        Split("platformer", "all", ("walls-30", "walls-40"), ("walls-50",), description="2 train, 1 test"),
+        Split("platformer", "sprint", ("sprint-10", "sprint-15"), ("sprint-20",), description="short episodes"),
+    ]

@@ -82,8 +82,12 @@ def doctored(report: RemoteEpisodes, forge: str) -> RemoteEpisodes:
         facts["episodes"][0]["score"] = FORGED_SCORE
         return RemoteEpisodes(json.dumps(facts).encode(), report.seal)
     if forge == "invent":
-        made_up = {"collector": "by-hand", "sequence": 0, "frames": 0,
-                   "episodes": [dict(facts["episodes"][0], score=FORGED_SCORE)]}
+        made_up = {
+            "collector": "by-hand",
+            "sequence": 0,
+            "frames": 0,
+            "episodes": [dict(facts["episodes"][0], score=FORGED_SCORE)],
+        }
         return RemoteEpisodes(json.dumps(made_up).encode(), bytes(len(report.seal)))
     return report  # "again"
 
@@ -146,5 +150,11 @@ class RemoteRandomAgent(Agent):
 
 @benchgen.hookimpl
 def benchgen_agents():
-    return [AgentSpec(name="remote_random", config_class=RemoteRandomConfig, factory=RemoteRandomAgent,
-                      description="random actions played in worker processes (remote-environment fixture)")]
+    return [
+        AgentSpec(
+            name="remote_random",
+            config_class=RemoteRandomConfig,
+            factory=RemoteRandomAgent,
+            description="random actions played in worker processes (remote-environment fixture)",
+        )
+    ]

@@ -8,7 +8,8 @@ ends the episode (``_rules``), and which of its own per-episode state a new epis
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -68,8 +69,16 @@ class ScriptedVectorEnv(SuiteVectorEnv):
         if done.any():
             info["final_obs"] = self._obs()
             for i in np.flatnonzero(done):
-                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self.score[i]), int(self.t[i]) * 4,
-                                             "game_over" if terminated[i] else "time_limit", extras=self._extras(i)))
+                self._ends.append(
+                    EpisodeEnd(
+                        int(i),
+                        self.tasks[i],
+                        float(self.score[i]),
+                        int(self.t[i]) * 4,
+                        "game_over" if terminated[i] else "time_limit",
+                        extras=self._extras(i),
+                    )
+                )
             self.t[done] = 0
             self.score[done] = 0
             self._begin(done)

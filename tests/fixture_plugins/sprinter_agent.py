@@ -55,9 +55,13 @@ class Sprinter(Agent):
         self.best = json.loads((Path(directory) / "sprinter.json").read_text())["best"]
 
 
-SPEC = AgentSpec(name="sprinter", config_class=SprinterConfig, factory=Sprinter,
-                 description="runs right and jumps (a third-party agent declaring its needs)",
-                 needs=AgentNeeds(reward="benchmark", actions=ACTIONS))
+SPEC = AgentSpec(
+    name="sprinter",
+    config_class=SprinterConfig,
+    factory=Sprinter,
+    description="runs right and jumps (a third-party agent declaring its needs)",
+    needs=AgentNeeds(reward="benchmark", actions=ACTIONS),
+)
 
 
 @benchgen.hookimpl

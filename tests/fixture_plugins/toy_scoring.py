@@ -9,10 +9,13 @@ from benchgen.scoring import ReferenceScores, Scorer
 RANDOM = {"count-20": 0.0, "count-50": 0.0, "count-80": 0.0}
 WORLD_RECORD = ReferenceScores("world_record", {"count-20": 100.0, "count-50": 100.0, "count-80": 100.0})
 TOY_REF = ReferenceScores(
-    "toy_ref", {"count-20": 50.0, "count-50": 25.0, "count-80": 200.0},
+    "toy_ref",
+    {"count-20": 50.0, "count-50": 25.0, "count-80": 200.0},
     description="scripted reference agent",
-    by_checkpoint={"1000": {"count-20": 10.0, "count-50": 5.0, "count-80": 40.0},
-                   "4000": {"count-20": 50.0, "count-50": 25.0, "count-80": 200.0}},
+    by_checkpoint={
+        "1000": {"count-20": 10.0, "count-50": 5.0, "count-80": 40.0},
+        "4000": {"count-20": 50.0, "count-50": 25.0, "count-80": 200.0},
+    },
 )
 PAPER = ReferenceScores("paper_agent", {}, description="aggregate-only published baseline")
 PAPER.aggregate = 42.0

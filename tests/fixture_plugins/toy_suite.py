@@ -8,7 +8,7 @@ suites, without an emulator.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np

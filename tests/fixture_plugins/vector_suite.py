@@ -8,7 +8,7 @@ Cheap on purpose: thousands of steps per second, short episodes, tiny networks.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np

@@ -11,7 +11,6 @@ from benchgen_sonic.protocol import SonicProtocol
 from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.testing import airstriker_level
 
-
 #: a level completed after 100 pixels (5 timesteps of RIGHT) and one that is never completed
 LEVELS = (airstriker_level(100), airstriker_level(1000))
 
@@ -28,4 +27,3 @@ class AirstrikerSuite(SonicSuite):
 @benchgen.hookimpl
 def benchgen_suites():
     return [AirstrikerSuite(levels=LEVELS, protocol=SonicProtocol(max_timesteps=50))]
-

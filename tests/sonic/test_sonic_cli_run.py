@@ -16,8 +16,22 @@ PLUGIN = "tests.sonic.airstriker_plugin"
 
 def test_run_random_records_protocol_episodes(tmp_path):
     out = tmp_path / "run"
-    run = run_cli("run", "sonic_airstriker", "random", "--tasks", "airstriker-Level1", "--timesteps", "300",
-                  "--num-envs", "2", "--out", out, "--no-progress", plugins=PLUGIN, timeout=120)
+    run = run_cli(
+        "run",
+        "sonic_airstriker",
+        "random",
+        "--tasks",
+        "airstriker-Level1",
+        "--timesteps",
+        "300",
+        "--num-envs",
+        "2",
+        "--out",
+        out,
+        "--no-progress",
+        plugins=PLUGIN,
+        timeout=120,
+    )
     exported = run_cli("export", out, "--format", "csv", "--output", tmp_path / "episodes.csv", plugins=PLUGIN)
     assert exported.returncode == 0, exported.stderr
     with open(tmp_path / "episodes.csv", newline="") as handle:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 import stable_retro
 import stable_retro.data as retro_data
@@ -36,11 +35,18 @@ def integration(tmp_path):
         script = Path(retro_data.get_file_path(game, "script.lua", retro_data.Integrations.STABLE)).read_text()
         assert script.count("level_max_x[level_key()]") >= 1
         (tmp_path / "script.lua").write_text(script.replace("level_max_x[level_key()]", str(END_X)))
-        contest = json.loads(Path(retro_data.get_file_path(game, "contest.json", retro_data.Integrations.STABLE)).read_text())
+        contest = json.loads(
+            Path(retro_data.get_file_path(game, "contest.json", retro_data.Integrations.STABLE)).read_text()
+        )
         (tmp_path / "contest.json").write_text(json.dumps(contest))
         info = json.loads(AIRSTRIKER_INFO.read_text())
-        for name, kind in (("zone", "|u1"), ("act", "|u1"), ("screen_x", ">u2"), ("game_mode", "|u1"),
-                           ("special_stage", "|i1")):
+        for name, kind in (
+            ("zone", "|u1"),
+            ("act", "|u1"),
+            ("screen_x", ">u2"),
+            ("game_mode", "|u1"),
+            ("special_stage", "|i1"),
+        ):
             info["info"][name] = {"address": ZERO_WORD, "type": kind}
         (tmp_path / "data.json").write_text(json.dumps(info))
         return str(tmp_path / "data.json"), str(tmp_path / "contest.json")
@@ -51,8 +57,9 @@ def integration(tmp_path):
 @pytest.mark.parametrize("game", GAMES)
 def test_frame_rewards_and_ends_match_the_lua_contest_script(game, integration):
     info, scenario = integration(game)
-    env = stable_retro.make(AIRSTRIKER, info=info, scenario=scenario, render_mode=None,
-                            use_restricted_actions=stable_retro.Actions.ALL)
+    env = stable_retro.make(
+        AIRSTRIKER, info=info, scenario=scenario, render_mode=None, use_restricted_actions=stable_retro.Actions.ALL
+    )
     try:
         tracker = ProgressTracker(Level(AIRSTRIKER, "Level1", END_X, rules=GAME_RULES[game]), SonicProtocol())
         right, left, noop = buttons("RIGHT"), buttons("LEFT"), buttons()

@@ -63,7 +63,7 @@ def test_score_has_no_drift_when_progress_returns_to_zero():
 
 def test_life_lost_ends_and_keeps_the_frames_reward():
     t = tracker()
-    (r1, e1), = run(t, [300])
+    ((r1, e1),) = run(t, [300])
     reward, end = t.frame({"x": 400, "lives": 2})
     assert (e1, end) == (None, LIFE_LOST) and reward == pytest.approx(900.0)
 

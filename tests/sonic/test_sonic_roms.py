@@ -25,8 +25,9 @@ def airstriker_rom() -> Path:
 def custom_integrations(tmp_path, monkeypatch):
     """A custom stable-retro integration folder searched before the stable one (undone after)."""
     retro_data.DefaultIntegrations._init()
-    monkeypatch.setattr(retro_data.DefaultIntegrations, "DEFAULT",
-                        retro_data.Integrations.STABLE | retro_data.Integrations.CUSTOM_ONLY)
+    monkeypatch.setattr(
+        retro_data.DefaultIntegrations, "DEFAULT", retro_data.Integrations.STABLE | retro_data.Integrations.CUSTOM_ONLY
+    )
     monkeypatch.setattr(retro_data.Integrations, "CUSTOM_PATHS", [str(tmp_path)], raising=False)
     return tmp_path
 
@@ -94,8 +95,9 @@ def test_import_reads_zip_archives(tmp_path, monkeypatch):
     data = airstriker_rom().read_bytes()
     target = tmp_path / "integrations"
     (target / SONIC1).mkdir(parents=True)
-    monkeypatch.setattr(retro_data, "get_known_hashes",
-                        lambda: {hashlib.sha1(data).hexdigest(): (SONIC1, ".md", str(target))})
+    monkeypatch.setattr(
+        retro_data, "get_known_hashes", lambda: {hashlib.sha1(data).hexdigest(): (SONIC1, ".md", str(target))}
+    )
     with zipfile.ZipFile(tmp_path / "collection.zip", "w") as archive:
         archive.writestr("roms/sonic.bin", data)
     report = roms.import_roms(tmp_path)
@@ -122,6 +124,7 @@ def test_import_roms_command_on_a_missing_folder(tmp_path):
 
 # import-roms reads only regular files, at most roms.MAX_ROM_BYTES each (issue 18, item 17)
 
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_import_roms_does_not_wait_on_a_fifo(tmp_path):
     os.mkfifo(tmp_path / "x.bin")  # opening it for reading would block until a writer came
@@ -144,8 +147,9 @@ def test_import_roms_does_not_follow_a_link_to_a_large_file(tmp_path, monkeypatc
     monkeypatch.setattr(retro_data, "groom_rom", lambda name, stream: read.append(name) or groom(name, stream))
     report = roms.import_roms(roms_dir)
     assert read == [] and report.scanned == 0
-    assert report.skipped == [(str(roms_dir / "sonic.smd"),
-                               "a symbolic link, not followed; put the ROM itself in the folder")]
+    assert report.skipped == [
+        (str(roms_dir / "sonic.smd"), "a symbolic link, not followed; put the ROM itself in the folder")
+    ]
 
 
 def test_import_roms_skips_oversized_files_and_zip_members_with_a_message(tmp_path):

@@ -16,8 +16,14 @@ from benchgen_sonic.suite import SonicSuite
 from tests.conftest import run_cli
 from tests.fixture_plugins.toy_suite import ToySuite
 
-PAPER = {"rainbow": (2748.6, 102.2), "jerk": (1904.0, 21.9), "ppo": (1488.8, 42.8),
-         "ppo_joint": (3127.9, 116.9), "rainbow_joint": (2969.2, 170.2), "human": (7438.2, 624.2)}
+PAPER = {
+    "rainbow": (2748.6, 102.2),
+    "jerk": (1904.0, 21.9),
+    "ppo": (1488.8, 42.8),
+    "ppo_joint": (3127.9, 116.9),
+    "rainbow_joint": (2969.2, 170.2),
+    "human": (7438.2, 624.2),
+}
 
 
 def test_task_score_is_the_mean_of_all_episodes():
@@ -52,8 +58,9 @@ def test_the_plugin_gives_data_only_to_its_own_suite():
     def benchgen_suites():
         return [other]
 
-    registry = Registry(plugins=[("sonic", benchgen_sonic), ("other", SimpleNamespace(benchgen_suites=benchgen_suites))],
-                        autoload=False)
+    registry = Registry(
+        plugins=[("sonic", benchgen_sonic), ("other", SimpleNamespace(benchgen_suites=benchgen_suites))], autoload=False
+    )
     assert registry.splits(other) == {}
     assert registry.declared_scorer(other) is None
     assert registry.reference_scores(other) == {}
@@ -67,8 +74,14 @@ def test_suite_declares_the_protocol():
     assert (suite.budget_unit, suite.frames_per_step, suite.default_budget) == ("timesteps", 4, 1_000_000)
     assert len(suite.tasks()) == 58 and suite.default_split == "test"
     protocol = suite.protocol()
-    for key, value in {"frame_skip": 4, "sticky_prob": 0.25, "max_timesteps": 4500, "max_frames": 18000,
-                       "progress_reward": 9000.0, "completion_bonus": 1000.0}.items():
+    for key, value in {
+        "frame_skip": 4,
+        "sticky_prob": 0.25,
+        "max_timesteps": 4500,
+        "max_frames": 18000,
+        "progress_reward": 9000.0,
+        "completion_bonus": 1000.0,
+    }.items():
         assert protocol[key] == value
     assert protocol["stable_retro_version"] and protocol["end_offsets_digest"]
 

@@ -11,12 +11,12 @@ import benchgen_agents
 from benchgen.agent import AgentNeeds
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.suite import EpisodeEnd
+from benchgen_agents.ppo.config import PPOConfig
+from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from benchgen_sonic.env import EPISODE_INFO_KEY, button_mask
 from benchgen_sonic.protocol import SonicProtocol
 from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.testing import airstriker_level
-from benchgen_agents.ppo.config import PPOConfig
-from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from benchgen_sonic.wrappers import ACTION_SEMANTICS, JERK_COMBOS, PAPER_COMBOS, combo_masks
 
 #: the first-party agents by name
@@ -131,7 +131,7 @@ def test_agent_wrappers_final_obs_is_a_stack(vec, suite):
     env = suite.agent_wrappers(vec, AGENTS["random"].needs)
     env.reset(seed=0)
     right = PAPER_COMBOS.index(("RIGHT",))
-    for t in range(5):
+    for _ in range(5):
         obs, rewards, terminated, truncated, infos = env.step(np.array([right, right]))
     assert terminated[0]
     assert rewards[0] == pytest.approx(1800 + 1000 * (1 - 20 / 120))  # raw reward for random

@@ -56,8 +56,10 @@ class Scripted(gym.vector.VectorEnv):
         obs, infos = self._frame(), {}
         if ends.any():
             last = self._frame()  # what the ended sub-env showed last; obs is the new episode's first
-            infos = {"final_obs": np.array([last[i] if ends[i] else None for i in range(2)], dtype=object),
-                     "_final_obs": ends.copy()}
+            infos = {
+                "final_obs": np.array([last[i] if ends[i] else None for i in range(2)], dtype=object),
+                "_final_obs": ends.copy(),
+            }
         return obs, rewards, ends.copy(), np.zeros(2, bool), infos
 
 
@@ -124,10 +126,16 @@ def learned_rewards(spec, env, actions):
     return env.step(actions)[1]
 
 
-@pytest.mark.parametrize("agent,n,scaled,backtracking", [
-    ("ppo", 7, True, True), ("ppo_joint", 7, True, True), ("rainbow_iqn", 7, False, True),
-    ("jerk", 10, False, False), ("random", 7, False, False),
-])
+@pytest.mark.parametrize(
+    "agent,n,scaled,backtracking",
+    [
+        ("ppo", 7, True, True),
+        ("ppo_joint", 7, True, True),
+        ("rainbow_iqn", 7, False, True),
+        ("jerk", 10, False, False),
+        ("random", 7, False, False),
+    ],
+)
 def test_wrappers_per_agent(agent, n, scaled, backtracking):
     env = agent_wrappers(Scripted([[100, -100]], [[0, 0]]), AGENTS[agent].needs)
     assert env.single_action_space.n == n

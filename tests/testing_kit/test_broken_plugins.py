@@ -12,21 +12,29 @@ import textwrap
 import pytest
 
 BROKEN = {
-    "import_error": ("benchgen-broken-import", "benchgen_broken_import", textwrap.dedent("""\
+    "import_error": (
+        "benchgen-broken-import",
+        "benchgen_broken_import",
+        textwrap.dedent("""\
         import benchgen
         import a_dependency_that_is_not_installed  # noqa: F401
 
         @benchgen.hookimpl
         def benchgen_suites():
             return []
-        """)),
-    "unknown_hook": ("benchgen-broken-hook", "benchgen_broken_hook", textwrap.dedent("""\
+        """),
+    ),
+    "unknown_hook": (
+        "benchgen-broken-hook",
+        "benchgen_broken_hook",
+        textwrap.dedent("""\
         import benchgen
 
         @benchgen.hookimpl
         def benchgen_suite():  # misspelled: the hook is benchgen_suites
             return []
-        """)),
+        """),
+    ),
 }
 
 
@@ -34,7 +42,8 @@ def _install(tmp_path, dist: str, module: str, source: str):
     pkg = tmp_path / "src"
     (pkg / module).mkdir(parents=True)
     (pkg / module / "__init__.py").write_text(source)
-    (pkg / "pyproject.toml").write_text(textwrap.dedent(f"""\
+    (pkg / "pyproject.toml").write_text(
+        textwrap.dedent(f"""\
         [build-system]
         requires = ["setuptools>=69"]
         build-backend = "setuptools.build_meta"
@@ -48,10 +57,26 @@ def _install(tmp_path, dist: str, module: str, source: str):
 
         [tool.setuptools]
         packages = ["{module}"]
-        """))
+        """)
+    )
     target = tmp_path / "site"
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--quiet",
-                           "--target", str(target), str(pkg)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--target",
+            str(target),
+            str(pkg),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     env = {k: v for k, v in os.environ.items() if k not in ("BENCHGEN_PLUGINS", "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")]))
@@ -59,7 +84,9 @@ def _install(tmp_path, dist: str, module: str, source: str):
 
 
 def _benchgen(env, *args):
-    return subprocess.run([sys.executable, "-m", "benchgen", *args], env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "benchgen", *args], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(BROKEN))

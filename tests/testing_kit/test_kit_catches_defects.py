@@ -108,6 +108,7 @@ def _registry(suite, splits=None, scorer=None):
 
     plugin.benchgen_suites, plugin.benchgen_splits = benchgen_suites, benchgen_splits
     if scorer is not None:
+
         @benchgen.hookimpl
         def benchgen_scorer(suite):
             return scorer
@@ -165,41 +166,50 @@ def test_single_task_view_returns_the_episode_s_last_observation():
         pytest.fail("no episode ended")
 
 
-@pytest.mark.parametrize("attrs, fragment", [
-    ({"name": "Toy Suite"}, "lowercase"),
-    ({"budget_unit": "seconds"}, "budget_unit"),
-    ({"default_checkpoints": (5000,)}, "default_checkpoints"),
-    ({"end_reasons": ()}, "end_reasons"),
-    ({"episode_fields": ("score",)}, "clashes"),
-    ({"default_split": "nope"}, "default_split 'nope'"),
-    ({"tasks": lambda: ["a,b"]}, "without commas"),
-])
+@pytest.mark.parametrize(
+    "attrs, fragment",
+    [
+        ({"name": "Toy Suite"}, "lowercase"),
+        ({"budget_unit": "seconds"}, "budget_unit"),
+        ({"default_checkpoints": (5000,)}, "default_checkpoints"),
+        ({"end_reasons": ()}, "end_reasons"),
+        ({"episode_fields": ("score",)}, "clashes"),
+        ({"default_split": "nope"}, "default_split 'nope'"),
+        ({"tasks": lambda: ["a,b"]}, "without commas"),
+    ],
+)
 def test_attribute_defects_are_caught(attrs, fragment):
     suite = DefectiveSuite(**attrs)
     with pytest.raises(ConformanceError, match=fragment):
         checks.check_suite_attributes(suite, _registry(suite))
 
 
-@pytest.mark.parametrize("proto, fragment", [
-    ({"version": "1", "frameSkip": 4}, "snake_case"),
-    ({"frames_per_step": 4}, "'version'"),
-    ({"version": "2"}, "Suite.version"),
-    ({"version": "1", "sizes": (84, 84)}, "round trip"),
-    ({"version": "1", "p": float("nan")}, "not plain JSON"),
-])
+@pytest.mark.parametrize(
+    "proto, fragment",
+    [
+        ({"version": "1", "frameSkip": 4}, "snake_case"),
+        ({"frames_per_step": 4}, "'version'"),
+        ({"version": "2"}, "Suite.version"),
+        ({"version": "1", "sizes": (84, 84)}, "round trip"),
+        ({"version": "1", "p": float("nan")}, "not plain JSON"),
+    ],
+)
 def test_protocol_defects_are_caught(proto, fragment):
     suite = DefectiveSuite(protocol=lambda: dict(proto))
     with pytest.raises(ConformanceError, match=fragment):
         checks.check_protocol(suite)
 
 
-@pytest.mark.parametrize("splits, fragment", [
-    ([], "no split"),
-    ([Split("toy", "bad", ("count-20",), ("count-20", "count-50"))], "both train and test"),
-    ([Split("toy", "bad", ("count-20", "count-20"))], "twice"),
-    ([Split("toy", "bad", ("count-21",))], "unknown tasks"),
-    ([Split("toy", "bad", ())], "no train tasks"),
-])
+@pytest.mark.parametrize(
+    "splits, fragment",
+    [
+        ([], "no split"),
+        ([Split("toy", "bad", ("count-20",), ("count-20", "count-50"))], "both train and test"),
+        ([Split("toy", "bad", ("count-20", "count-20"))], "twice"),
+        ([Split("toy", "bad", ("count-21",))], "unknown tasks"),
+        ([Split("toy", "bad", ())], "no train tasks"),
+    ],
+)
 def test_split_defects_are_caught(splits, fragment):
     suite = DefectiveSuite()
     with pytest.raises(ConformanceError, match=fragment):
@@ -222,13 +232,16 @@ TABLE = ReferenceScores("target", {"count-20": 20.0, "count-50": 50.0})
 RANDOM = {"count-20": 4.0, "count-50": 10.0}
 
 
-@pytest.mark.parametrize("scorer, fragment", [
-    (Scorer({"count-99": 1.0}, {"target": TABLE}), "random scores name unknown tasks"),
-    (Scorer(RANDOM, {"target": ReferenceScores("target", {"count-7": 1.0})}), "'target' names unknown tasks"),
-    (Scorer(RANDOM, {"wr": TABLE}), "default baseline"),
-    (_InfinityClippingScorer(RANDOM, {"world_record": TABLE}), "infinite score"),
-    (_DroppingScorer(RANDOM, {"world_record": TABLE}), "unnormalized"),
-])
+@pytest.mark.parametrize(
+    "scorer, fragment",
+    [
+        (Scorer({"count-99": 1.0}, {"target": TABLE}), "random scores name unknown tasks"),
+        (Scorer(RANDOM, {"target": ReferenceScores("target", {"count-7": 1.0})}), "'target' names unknown tasks"),
+        (Scorer(RANDOM, {"wr": TABLE}), "default baseline"),
+        (_InfinityClippingScorer(RANDOM, {"world_record": TABLE}), "infinite score"),
+        (_DroppingScorer(RANDOM, {"world_record": TABLE}), "unnormalized"),
+    ],
+)
 def test_scorer_defects_are_caught(scorer, fragment):
     suite = DefectiveSuite()
     with pytest.raises(ConformanceError, match=fragment):

@@ -38,10 +38,15 @@ def test_layout_and_entry_point(generated):
     pkg = generated / "pkg"
     files = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*") if p.is_file())
     assert files == [
-        "README.md", "pyproject.toml",
-        "src/benchgen_corridors/__init__.py", "src/benchgen_corridors/data/optimal_scores.csv",
-        "src/benchgen_corridors/data/random_scores.csv", "src/benchgen_corridors/splits/default.yaml",
-        "tests/conftest.py", "tests/test_conformance.py", "tests/test_plugin.py",
+        "README.md",
+        "pyproject.toml",
+        "src/benchgen_corridors/__init__.py",
+        "src/benchgen_corridors/data/optimal_scores.csv",
+        "src/benchgen_corridors/data/random_scores.csv",
+        "src/benchgen_corridors/splits/default.yaml",
+        "tests/conftest.py",
+        "tests/test_conformance.py",
+        "tests/test_plugin.py",
     ]
     pyproject = (pkg / "pyproject.toml").read_text()
     assert 'name = "benchgen-corridors"' in pyproject
@@ -50,33 +55,65 @@ def test_layout_and_entry_point(generated):
 
 
 def test_generated_tests_pass_from_the_source_tree(generated):
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py"],
-                          cwd=generated / "pkg", env=_env(), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py"],
+        cwd=generated / "pkg",
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert re.search(r"\b11 passed\b", proc.stdout), proc.stdout[-2000:]  # every SuiteConformance test
 
 
 def test_installed_package_is_discovered_and_its_tests_pass(generated):
     target = generated / "site"
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--quiet",
-                           "--target", str(target), str(generated / "pkg")],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--target",
+            str(target),
+            str(generated / "pkg"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     env = _env(PYTHONPATH=os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")])))
-    plugins = subprocess.run([sys.executable, "-m", "benchgen", "plugins"], env=env, capture_output=True, text=True,
-                             timeout=300)
+    plugins = subprocess.run(
+        [sys.executable, "-m", "benchgen", "plugins"], env=env, capture_output=True, text=True, timeout=300
+    )
     line = next(ln for ln in plugins.stdout.splitlines() if ln.startswith("corridors "))
-    assert line.split()[:4] == ["corridors", "benchgen-corridors", "0.1.0", "benchgen_corridors"] and line.endswith("ok")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/test_plugin.py"],
-                          cwd=generated / "pkg", env=env, capture_output=True, text=True, timeout=600)
+    assert line.split()[:4] == ["corridors", "benchgen-corridors", "0.1.0", "benchgen_corridors"] and line.endswith(
+        "ok"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/test_plugin.py"],
+        cwd=generated / "pkg",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert re.search(r"\b3 passed\b", proc.stdout) and "skipped" not in proc.stdout, proc.stdout[-2000:]
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["new-plugin", "My-Suite"], "must be lowercase letters"),
-    (["new-plugin", "class"], "must be lowercase letters"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["new-plugin", "My-Suite"], "must be lowercase letters"),
+        (["new-plugin", "class"], "must be lowercase letters"),
+    ],
+)
 def test_bad_names_are_one_line_errors(args, fragment, tmp_path):
     proc = run_cli(*args, cwd=tmp_path, plugins=None)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and fragment in proc.stderr

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 
-
 def build_comparison(paths, registry=None, **options) -> dict[str, Any]:
     """See :func:`benchgen.results.compare.build.build_comparison` (imported when first used: the
     statistics libraries take a second to load, and the CLI imports this package for its options)."""
@@ -55,7 +54,9 @@ def write_comparison(result: dict[str, Any], out_dir: str | Path, plots: bool = 
     return written + images
 
 
-def compare(paths, out_dir: str | Path, registry=None, plots: bool = True, html: bool = True, **options) -> dict[str, Any]:
+def compare(
+    paths, out_dir: str | Path, registry=None, plots: bool = True, html: bool = True, **options
+) -> dict[str, Any]:
     """Build a comparison of the runs under ``paths`` and write it to ``out_dir`` (see
     ``build_comparison`` for the options). Returns the comparison dict."""
     result = build_comparison(paths, registry, **options)

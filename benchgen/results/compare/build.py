@@ -16,8 +16,17 @@ from typing import Any
 
 import numpy as np
 
+from benchgen.errors import UsageError
 from benchgen.results.compare import stats
-from benchgen.results.compare.gather import Normalizer, check_protocols, load_runs, resolve_baseline, to_frames, views_of
+from benchgen.results.compare.gather import (
+    Normalizer,
+    check_protocols,
+    load_runs,
+    resolve_baseline,
+    to_frames,
+    views_of,
+)
+from benchgen.results.compare.options import DEFAULTS
 from benchgen.results.compare.references import (
     format_amount,
     parse_checkpoint_label,
@@ -25,11 +34,7 @@ from benchgen.results.compare.references import (
     published_aggregate,
     scores_at,
 )
-from benchgen.errors import UsageError
-from benchgen.results.compare.options import DEFAULTS
 from benchgen.scoring import CLASSES, score_class
-
-
 
 
 def _list(a) -> list:
@@ -50,13 +55,24 @@ def _classes(per_task: dict[str, float]) -> dict[str, int]:
     return counts
 
 
-def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: str | None = DEFAULTS.baseline,
-                     references: Iterable[str] = DEFAULTS.references, phase: str = DEFAULTS.phase,
-                     at: int | None = DEFAULTS.at, view: str = DEFAULTS.view, reps: int = DEFAULTS.reps,
-                     ci: float = DEFAULTS.ci, seed: int = DEFAULTS.seed, force: bool = DEFAULTS.force,
-                     alpha: float = DEFAULTS.alpha, pairs: Iterable[tuple[str, str]] | None = DEFAULTS.pairs,
-                     curve_points: int = DEFAULTS.curve_points,
-                     show_references: bool = DEFAULTS.show_references) -> dict[str, Any]:
+def build_comparison(
+    paths: Iterable[str | Path],
+    registry=None,
+    *,
+    baseline: str | None = DEFAULTS.baseline,
+    references: Iterable[str] = DEFAULTS.references,
+    phase: str = DEFAULTS.phase,
+    at: int | None = DEFAULTS.at,
+    view: str = DEFAULTS.view,
+    reps: int = DEFAULTS.reps,
+    ci: float = DEFAULTS.ci,
+    seed: int = DEFAULTS.seed,
+    force: bool = DEFAULTS.force,
+    alpha: float = DEFAULTS.alpha,
+    pairs: Iterable[tuple[str, str]] | None = DEFAULTS.pairs,
+    curve_points: int = DEFAULTS.curve_points,
+    show_references: bool = DEFAULTS.show_references,
+) -> dict[str, Any]:
     """Gather the runs under ``paths`` and compute every table and statistic of the comparison
     (the settings are :class:`~benchgen.results.compare.options.CompareOptions`'s)."""
     if registry is None:
@@ -82,8 +98,10 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
     if at is not None:
         short = [r.name for r in runs if at > r.budget]
         if at <= 0 or short:
-            raise UsageError(f"--at {at} lies outside the budget of run {', '.join(short[:3]) or '(all)'}; "
-                             f"give a checkpoint in (0, budget] {unit}")
+            raise UsageError(
+                f"--at {at} lies outside the budget of run {', '.join(short[:3]) or '(all)'}; "
+                f"give a checkpoint in (0, budget] {unit}"
+            )
     amount = at if at is not None else min(r.budget for r in runs)
 
     labels = list(dict.fromkeys(r.label for r in runs))
@@ -97,11 +115,20 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
         notes.append(f"left out (not played by every run and seed): {', '.join(sorted(all_tasks - common))}")
     tasks = order
 
-    raw = {lab: {v: np.array([[r.score(scorer, t, s, v, to_frames(r.meta, at) if at else None) for t in tasks]
-                              for r, s in rows[lab]]) for v in views} for lab in labels}
+    raw = {
+        lab: {
+            v: np.array(
+                [[r.score(scorer, t, s, v, to_frames(r.meta, at) if at else None) for t in tasks] for r, s in rows[lab]]
+            )
+            for v in views
+        }
+        for lab in labels
+    }
     empty = [j for j, t in enumerate(tasks) if any(np.isnan(raw[lab][view][:, j]).any() for lab in labels)]
     if empty:
-        notes.append(f"left out (some run finished no episode by {amount:,} {unit}): {', '.join(tasks[j] for j in empty)}")
+        notes.append(
+            f"left out (some run finished no episode by {amount:,} {unit}): {', '.join(tasks[j] for j in empty)}"
+        )
         keep = [j for j in range(len(tasks)) if j not in empty]
         if not keep:
             raise UsageError(f"no task has a finished episode in every run by {amount:,} {unit}; pick a later --at")
@@ -111,10 +138,14 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
     if not norm.active:
         agg_tasks = [t for j, t in enumerate(tasks) if all(np.isfinite(raw[lab][view][:, j]).all() for lab in labels)]
     if set(tasks) - set(agg_tasks):
-        notes.append(f"reported raw, left out of the aggregates ({'no baseline score' if norm.active else 'infinite gameplay'}):"
-                     f" {', '.join(t for t in tasks if t not in agg_tasks)}")
+        notes.append(
+            f"reported raw, left out of the aggregates ({'no baseline score' if norm.active else 'infinite gameplay'}):"
+            f" {', '.join(t for t in tasks if t not in agg_tasks)}"
+        )
     if not agg_tasks:
-        raise UsageError(f"no task can be normalized against '{base_name}'; pick another --baseline (or --baseline raw)")
+        raise UsageError(
+            f"no task can be normalized against '{base_name}'; pick another --baseline (or --baseline raw)"
+        )
     idx = [tasks.index(t) for t in agg_tasks]
     normalized = {lab: norm.matrix(raw[lab][view][:, idx], agg_tasks) for lab in labels}
     metric_names = stats.METRICS if norm.active else stats.METRICS[:3]
@@ -138,11 +169,28 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
         "baseline": base_name,
         "normalized": norm.active,
         "task_score_rule": meta0.get("task_score_rule"),
-        "statistics": {"reps": reps, "ci": ci, "seed": seed, "alpha": alpha, "bootstrap": "stratified (rliable), percentile",
-                       "infinite_cap": stats.INFINITE_CAP},
+        "statistics": {
+            "reps": reps,
+            "ci": ci,
+            "seed": seed,
+            "alpha": alpha,
+            "bootstrap": "stratified (rliable), percentile",
+            "infinite_cap": stats.INFINITE_CAP,
+        },
         "metrics": list(metric_names),
-        "runs": [{"path": str(r.path), "name": r.name, "agent": r.agent, "label": r.label, "phase": r.phase,
-                  "seeds": r.seeds, "budget": r.budget, "complete": r.complete} for r in runs],
+        "runs": [
+            {
+                "path": str(r.path),
+                "name": r.name,
+                "agent": r.agent,
+                "label": r.label,
+                "phase": r.phase,
+                "seeds": r.seeds,
+                "budget": r.budget,
+                "complete": r.complete,
+            }
+            for r in runs
+        ],
         "labels": labels,
         "rows": {lab: [f"{r.name}:seed{s}" for r, s in rows[lab]] for lab in labels},
         "tasks": tasks,
@@ -150,23 +198,30 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
         "notes": notes,
     }
     result["agents"] = {
-        lab: {"n_runs": len(rows[lab]),
-              "aggregates": {m: e.as_dict() for m, e in
-                             stats.aggregates(normalized[lab], metric_names, reps, ci, seed, lab).items()},
-              "classes": _classes(dict(zip(agg_tasks, map(_mean, normalized[lab].T)))) if norm.active else None}
+        lab: {
+            "n_runs": len(rows[lab]),
+            "aggregates": {
+                m: e.as_dict() for m, e in stats.aggregates(normalized[lab], metric_names, reps, ci, seed, lab).items()
+            },
+            "classes": _classes(dict(zip(agg_tasks, map(_mean, normalized[lab].T)))) if norm.active else None,
+        }
         for lab in labels
     }
-    refs = _reference_rows(plugin_tables if show_references else {}, user_tables, tasks, agg_tasks, norm, amount,
-                           unit, metric_names)
+    refs = _reference_rows(
+        plugin_tables if show_references else {}, user_tables, tasks, agg_tasks, norm, amount, unit, metric_names
+    )
     result["references"], result["published"] = refs
     if result["published"]:
-        notes.append(f"published aggregates ({', '.join(result['published'])}) are the papers' numbers over their own "
-                     "task sets, without per-task scores; they are shown next to the agents' means, not recomputed")
+        notes.append(
+            f"published aggregates ({', '.join(result['published'])}) are the papers' numbers over their own "
+            "task sets, without per-task scores; they are shown next to the agents' means, not recomputed"
+        )
     for name, r in result["references"].items():
         parsed = parse_checkpoint_label(r["checkpoint"])
         if r["by_checkpoint"] and (not parsed or parsed[1] != amount):
-            notes.append(f"reference {name} is shown at its checkpoint '{r['checkpoint']}', not at the runs' "
-                         f"{amount:,} {unit}")
+            notes.append(
+                f"reference {name} is shown at its checkpoint '{r['checkpoint']}', not at the runs' {amount:,} {unit}"
+            )
     result["per_task"] = _per_task(raw, normalized, tasks, agg_tasks, views, labels, result["references"], ci)
 
     pairs = pairs if pairs is not None else list(itertools.combinations(labels, 2))
@@ -176,20 +231,46 @@ def build_comparison(paths: Iterable[str | Path], registry=None, *, baseline: st
                 raise UsageError(f"--pair {a}:{b}: '{lab}' is not one of the compared agents ({', '.join(labels)})")
     result["probability_of_improvement"] = [
         {"x": a, "y": b, **stats.improvement(normalized[a], normalized[b], reps, ci, seed, f"{a}>{b}").as_dict()}
-        for a, b in pairs]
+        for a, b in pairs
+    ]
     result["welch"] = [_welch_pair(raw, a, b, tasks, view, alpha) for a, b in pairs]
 
-    taus = stats.tau_grid(list(normalized.values()) + [np.array([[r["normalized"].get(t, np.nan) for t in agg_tasks]])
-                                                      for r in result["references"].values()])
+    taus = stats.tau_grid(
+        list(normalized.values())
+        + [np.array([[r["normalized"].get(t, np.nan) for t in agg_tasks]]) for r in result["references"].values()]
+    )
     result["performance_profile"] = {
         "tau": _list(taus),
-        "agents": {lab: {k: (None if v is None else _list(v)) for k, v in
-                         stats.performance_profile(normalized[lab], taus, reps, ci, seed, lab).items()} for lab in labels},
-        "references": {name: _list(stats.score_distribution(np.array([[r["normalized"][t] for t in r["covered"]]]), taus))
-                       for name, r in result["references"].items() if r["covered"]},
+        "agents": {
+            lab: {
+                k: (None if v is None else _list(v))
+                for k, v in stats.performance_profile(normalized[lab], taus, reps, ci, seed, lab).items()
+            }
+            for lab in labels
+        },
+        "references": {
+            name: _list(stats.score_distribution(np.array([[r["normalized"][t] for t in r["covered"]]]), taus))
+            for name, r in result["references"].items()
+            if r["covered"]
+        },
     }
-    result["curves"] = _curves(runs, rows, labels, tasks, agg_tasks, view, norm, scorer, at, curve_points, reps, ci, seed,
-                               {**(plugin_tables if show_references else {}), **user_tables}, unit)
+    result["curves"] = _curves(
+        runs,
+        rows,
+        labels,
+        tasks,
+        agg_tasks,
+        view,
+        norm,
+        scorer,
+        at,
+        curve_points,
+        reps,
+        ci,
+        seed,
+        {**(plugin_tables if show_references else {}), **user_tables},
+        unit,
+    )
     return result
 
 
@@ -231,33 +312,54 @@ def _per_task(raw, normalized, tasks, agg_tasks, views, labels, ref_rows, ci):
                 mean, lo, hi = stats.mean_interval(col, ci)
                 if np.isposinf(col).any():
                     mean = math.inf
-                cells[lab] = {"mean": mean, "ci_low": lo, "ci_high": hi, "n": int((~np.isnan(col)).sum()),
-                              "std": float(np.std(col, ddof=1)) if col.size > 1 and np.isfinite(col).all() else math.nan}
+                cells[lab] = {
+                    "mean": mean,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n": int((~np.isnan(col)).sum()),
+                    "std": float(np.std(col, ddof=1)) if col.size > 1 and np.isfinite(col).all() else math.nan,
+                }
             if v == "score":
                 for name, r in ref_rows.items():
                     if t in r["raw"]:
-                        cells[f"{name} (ref)"] = {"mean": r["raw"][t], "ci_low": math.nan, "ci_high": math.nan, "n": 1,
-                                                 "std": math.nan}
+                        cells[f"{name} (ref)"] = {
+                            "mean": r["raw"][t],
+                            "ci_low": math.nan,
+                            "ci_high": math.nan,
+                            "n": 1,
+                            "std": math.nan,
+                        }
             table[t] = cells
         out["views"][v] = table
     for j, t in enumerate(agg_tasks):
-        cells = {lab: _mean(normalized[lab][:, j]) if not np.isposinf(normalized[lab][:, j]).any() else math.inf
-                 for lab in labels}
+        cells = {
+            lab: _mean(normalized[lab][:, j]) if not np.isposinf(normalized[lab][:, j]).any() else math.inf
+            for lab in labels
+        }
         for name, r in ref_rows.items():
             if t in r["normalized"]:
                 cells[f"{name} (ref)"] = r["normalized"][t]
-        out["normalized"][t] = {k: {"value": v, "class": score_class(v) if not math.isnan(v) else None}
-                                for k, v in cells.items()}
+        out["normalized"][t] = {
+            k: {"value": v, "class": score_class(v) if not math.isnan(v) else None} for k, v in cells.items()
+        }
     return out
 
 
 def _welch_pair(raw, a, b, tasks, view, alpha):
     per_task = {t: stats.welch(raw[a][view][:, j], raw[b][view][:, j], alpha) for j, t in enumerate(tasks)}
-    counts = {name: sum(1 for r in per_task.values() if r["result"] == k)
-              for k, name in (("win", "wins"), ("loss", "losses"), ("tie", "ties"), ("n/a", "not_tested"))}
-    return {"x": a, "y": b, "alpha": alpha, "tasks": per_task, **counts,
-            "method": f"Welch's t-test per task (unequal variances, two-sided, alpha {alpha}) on raw per-seed scores; "
-                      "win/loss counted as in Bellemare et al. 2013; not corrected for multiple comparisons"}
+    counts = {
+        name: sum(1 for r in per_task.values() if r["result"] == k)
+        for k, name in (("win", "wins"), ("loss", "losses"), ("tie", "ties"), ("n/a", "not_tested"))
+    }
+    return {
+        "x": a,
+        "y": b,
+        "alpha": alpha,
+        "tasks": per_task,
+        **counts,
+        "method": f"Welch's t-test per task (unequal variances, two-sided, alpha {alpha}) on raw per-seed scores; "
+        "win/loss counted as in Bellemare et al. 2013; not corrected for multiple comparisons",
+    }
 
 
 def _curves(runs, rows, labels, tasks, agg_tasks, view, norm, scorer, at, points, reps, ci, seed, tables, unit):
@@ -265,14 +367,23 @@ def _curves(runs, rows, labels, tasks, agg_tasks, view, norm, scorer, at, points
     top = min(to_frames(r.meta, at if at is not None else r.budget) for r in runs)
     grid = sorted({max(1, round(top * (i + 1) / points)) for i in range(points)})
     idx = [tasks.index(t) for t in agg_tasks]
-    out: dict[str, Any] = {"frames": [float(g) for g in grid], "view": view, "aggregate": {}, "tasks": {}, "references": {}}
+    out: dict[str, Any] = {
+        "frames": [float(g) for g in grid],
+        "view": view,
+        "aggregate": {},
+        "tasks": {},
+        "references": {},
+    }
     for lab in labels:
         cube = np.array([[[r.score(scorer, t, s, view, g) for g in grid] for t in tasks] for r, s in rows[lab]])
         agg = stats.iqm_curve(norm.matrix(cube[:, idx, :], agg_tasks), reps, ci, seed, lab)
         out["aggregate"][lab] = {k: _list(v) for k, v in agg.items()}
         per = {}
         for j, t in enumerate(tasks):
-            m = [stats.mean_interval(np.where(np.isinf(cube[:, j, k]), np.nan, cube[:, j, k]), ci) for k in range(len(grid))]
+            m = [
+                stats.mean_interval(np.where(np.isinf(cube[:, j, k]), np.nan, cube[:, j, k]), ci)
+                for k in range(len(grid))
+            ]
             per[t] = {"mean": [x[0] for x in m], "ci_low": [x[1] for x in m], "ci_high": [x[2] for x in m]}
         out["tasks"][lab] = per
     for name, table in tables.items():
@@ -287,8 +398,14 @@ def _curves(runs, rows, labels, tasks, agg_tasks, view, norm, scorer, at, points
             normed = norm.row({t: scores[t] for t in agg_tasks if t in scores})
             vals = [normed[t] for t in agg_tasks if t in normed and not math.isnan(normed[t])]
             iqm = float(stats.aggregate_point(np.array([vals]), ("iqm",))["iqm"]) if vals else math.nan
-            marks.append({"label": str(label), "frames": float(frames), "iqm": iqm,
-                          "tasks": {t: scores[t] for t in tasks if t in scores}})
+            marks.append(
+                {
+                    "label": str(label),
+                    "frames": float(frames),
+                    "iqm": iqm,
+                    "tasks": {t: scores[t] for t in tasks if t in scores},
+                }
+            )
         if marks:
             out["references"][name] = marks
     return out

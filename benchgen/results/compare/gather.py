@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from benchgen.results.compare.references import at_checkpoint
 from benchgen.errors import UsageError
-from benchgen.scoring import ReferenceScores, Scorer
-from benchgen.suite import budget_to_frames
+from benchgen.results.compare.references import at_checkpoint
 from benchgen.results.rundir import RUN_FILE, RunDir
 from benchgen.results.store import DB_NAME, Unit
+from benchgen.scoring import ReferenceScores, Scorer
+from benchgen.suite import budget_to_frames
 
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
 #: learning phase (fine-tuning of a joint agent, or training from scratch), then zero-shot.
@@ -149,8 +149,10 @@ def load_phases(path: Path, name: str) -> dict[str, Run]:
         run = runs[phase] = Run(path, name, meta, phase, budget, complete, views, units)
         for key, (f, vals) in series.items():
             order = np.argsort(np.asarray(f), kind="stable")
-            run.series[key] = (np.asarray(f, dtype=np.int64)[order],
-                               {v: np.asarray(x, dtype=float)[order] for v, x in vals.items()})
+            run.series[key] = (
+                np.asarray(f, dtype=np.int64)[order],
+                {v: np.asarray(x, dtype=float)[order] for v, x in vals.items()},
+            )
     return runs
 
 
@@ -162,8 +164,10 @@ def load_run(path: Path, name: str, phase: str = "auto") -> Run | None:
     if phase == "auto":
         phase = next(p for p in (*PHASE_PREFERENCE, *sorted(phases)) if p in phases)
     elif phase not in phases:
-        raise UsageError(f"run {name} has no '{phase}' episodes (it has: {', '.join(sorted(phases))}); "
-                         "pick another --phase or leave it out")
+        raise UsageError(
+            f"run {name} has no '{phase}' episodes (it has: {', '.join(sorted(phases))}); "
+            "pick another --phase or leave it out"
+        )
     return phases[phase]
 
 
@@ -195,8 +199,11 @@ def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Ru
     for r in runs:
         suites[r.meta["suite"]].append(r.name)
     if len(suites) > 1:
-        raise UsageError("runs are of different suites (" + "; ".join(f"{s}: {', '.join(n[:3])}" for s, n in suites.items())
-                         + "); compare runs of one suite")
+        raise UsageError(
+            "runs are of different suites ("
+            + "; ".join(f"{s}: {', '.join(n[:3])}" for s, n in suites.items())
+            + "); compare runs of one suite"
+        )
     assign_labels(runs)
     notes += drop_repeated_seeds(runs)
     return runs, notes
@@ -214,8 +221,10 @@ def drop_repeated_seeds(runs: list[Run]) -> list[str]:
                 first[key] = run.name
                 continue
             run.series = {k: v for k, v in run.series.items() if k[1] != seed}
-            notes.append(f"seed {seed} of {run.label} appears in runs {first[key]} and {run.name}: counted once "
-                         f"(from {first[key]}); give each run its own seeds")
+            notes.append(
+                f"seed {seed} of {run.label} appears in runs {first[key]} and {run.name}: counted once "
+                f"(from {first[key]}); give each run its own seeds"
+            )
     return notes
 
 
@@ -281,13 +290,17 @@ def check_protocols(runs: list[Run], force: bool) -> tuple[dict, str | None]:
     if not diffs:
         return diffs, None
     if not force:
-        raise UsageError(f"runs differ in protocol parameters: {describe_differences(diffs)}; compare runs of one "
-                         f"protocol, or pass --force to compare them anyway (every output is then labelled {FORCED})")
+        raise UsageError(
+            f"runs differ in protocol parameters: {describe_differences(diffs)}; compare runs of one "
+            f"protocol, or pass --force to compare them anyway (every output is then labelled {FORCED})"
+        )
     return diffs, f"{FORCED}: protocols differ in {describe_differences(diffs)}"
 
 
 # -- normalization -----------------------------------------------------------------------------
-def resolve_baseline(scorer: Scorer, tables: dict[str, ReferenceScores], baseline: str | None) -> tuple[Scorer, str | None, list[str]]:
+def resolve_baseline(
+    scorer: Scorer, tables: dict[str, ReferenceScores], baseline: str | None
+) -> tuple[Scorer, str | None, list[str]]:
     """A copy of the suite's scorer that also knows the reference ``tables`` (published agents,
     user CSVs), and the baseline name to normalize against (None: raw scores).
 
@@ -305,7 +318,11 @@ def resolve_baseline(scorer: Scorer, tables: dict[str, ReferenceScores], baselin
         try:
             table = ext.reference(None)
         except UsageError:
-            return ext, None, [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"]
+            return (
+                ext,
+                None,
+                [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"],
+            )
     else:
         try:
             table = ext.reference(baseline)  # a suite's scorer may resolve NAME@CHECKPOINT itself
@@ -320,8 +337,10 @@ def resolve_baseline(scorer: Scorer, tables: dict[str, ReferenceScores], baselin
     infinite = sorted(t for t, w in table.scores.items() if math.isinf(w))
     if infinite:  # SABER eq. 2 needs a finite yardstick: such tasks are reported raw
         table = dataclasses.replace(table, scores={t: w for t, w in table.scores.items() if not math.isinf(w)})
-        notes.append(f"baseline {table.name} reached infinite gameplay on {', '.join(infinite)}: no finite "
-                     "yardstick there, so these tasks are reported raw")
+        notes.append(
+            f"baseline {table.name} reached infinite gameplay on {', '.join(infinite)}: no finite "
+            "yardstick there, so these tasks are reported raw"
+        )
     ext.references[table.name] = table
     return ext, table.name, notes
 

@@ -13,10 +13,12 @@ class CompareOptions:
     (``benchgen compare``'s options, ``benchgen report`` on a folder of runs, the Python API)."""
 
     baseline: str | None = None
-    """None: the suite's default baseline (raw if it has none); ``raw``; a baseline or reference
-    agent name, ``NAME@CHECKPOINT`` (SABER eq. 2); or a task,score CSV file."""
+    """Normalize against: ``raw``; a baseline or reference agent name, or ``NAME@CHECKPOINT`` such
+    as ``rainbow_iqn@10M`` (SABER eq. 2); or a task,score CSV file. Default (None): the suite's
+    default baseline, raw if it has none."""
     references: tuple[str, ...] = ()
-    """``NAME=CSV`` reference tables added as rows (and usable as baselines)."""
+    """Reference tables added as rows and usable as baselines, each ``NAME=CSV`` (task,score or
+    task,frames_10M,...)."""
     phase: str = "auto"
     """Phase compared; auto: fine-tuning, else training, else zero-shot."""
     at: int | None = None
@@ -34,11 +36,11 @@ class CompareOptions:
     alpha: float = 0.05
     """Significance level of the per-task Welch tests."""
     pairs: tuple[tuple[str, str], ...] | None = None
-    """Agent pairs compared (None: every pair)."""
+    """Agent pairs compared pairwise, each ``X:Y`` (default, None: every pair)."""
     curve_points: int = 20
     """Frame counts on the learning-curve grid."""
     show_references: bool = True
-    """Show the suite's published reference agents."""
+    """Show the suite's published reference agents as rows (``--no-references`` leaves them out)."""
 
 
 DEFAULTS = CompareOptions()

@@ -37,8 +37,9 @@ def _finish(fig, result: dict, path: Path, rect_top: float = 0.92, dpi: int = 90
     plt = _plt()
     if result["forced"]:
         where = {} if tight else {"y": 1 + 0.3 / fig.get_figheight(), "va": "bottom"}  # above the panels
-        fig.suptitle("\n".join(textwrap.wrap(result["forced_label"], 110)), color="red", fontsize=9, fontweight="bold",
-                     **where)
+        fig.suptitle(
+            "\n".join(textwrap.wrap(result["forced_label"], 110)), color="red", fontsize=9, fontweight="bold", **where
+        )
     if tight:
         try:
             fig.tight_layout(rect=(0, 0, 1, rect_top if result["forced"] else 1))
@@ -67,9 +68,16 @@ def plot_aggregates(result: dict, path: Path) -> Path:
             vals = np.array([r["aggregates"][m] for m in metrics])
             points[f"{name} (ref)"], intervals[f"{name} (ref)"] = vals, np.vstack([vals, vals])
     fig, _ = plot_utils.plot_interval_estimates(
-        points, intervals, metric_names=[metric_title(result, m) for m in metrics], algorithms=list(points),
-        colors=_colors(result), xlabel=f"normalized score (1 = {result['baseline']})" if result["normalized"] else "raw score",
-        subfigure_width=3.6, row_height=0.6, xlabel_y_coordinate=-0.75 / (0.6 * len(points)))
+        points,
+        intervals,
+        metric_names=[metric_title(result, m) for m in metrics],
+        algorithms=list(points),
+        colors=_colors(result),
+        xlabel=f"normalized score (1 = {result['baseline']})" if result["normalized"] else "raw score",
+        subfigure_width=3.6,
+        row_height=0.6,
+        xlabel_y_coordinate=-0.75 / (0.6 * len(points)),
+    )
     return _finish(fig, result, path, tight=False)  # rliable lays the panels out itself
 
 
@@ -83,7 +91,9 @@ def plot_improvement(result: dict, path: Path) -> Path:
         est[key] = p["value"]
         cis[key] = np.array(_ci(p))
     fig, ax = plt.subplots(figsize=(6, 0.6 * len(est) + 1.6))
-    plot_utils.plot_probability_of_improvement(est, cis, pair_separator=PAIR_SEP, ax=ax, xticks=[0, 0.25, 0.5, 0.75, 1.0])
+    plot_utils.plot_probability_of_improvement(
+        est, cis, pair_separator=PAIR_SEP, ax=ax, xticks=[0, 0.25, 0.5, 0.75, 1.0]
+    )
     ax.set_xlim(0, 1)
     return _finish(fig, result, path)
 
@@ -95,16 +105,29 @@ def plot_profiles(result: dict, path: Path) -> Path:
     prof = result["performance_profile"]
     taus = np.array(prof["tau"])
     profiles = {lab: np.array(p["profile"]) for lab, p in prof["agents"].items()}
-    cis = {lab: (np.array(p["ci_low"]), np.array(p["ci_high"])) for lab, p in prof["agents"].items() if p["ci_low"] is not None}
+    cis = {
+        lab: (np.array(p["ci_low"]), np.array(p["ci_high"]))
+        for lab, p in prof["agents"].items()
+        if p["ci_low"] is not None
+    }
     styles = {lab: "solid" for lab in profiles}
     for name, p in prof["references"].items():
         profiles[f"{name} (ref)"] = np.array(p)
         styles[f"{name} (ref)"] = "dashed"
     fig, ax = plt.subplots(figsize=(8, 4.5))
     xlabel = rf"normalized score $\tau$ (1 = {result['baseline']})" if result["normalized"] else r"raw score $\tau$"
-    plot_utils.plot_performance_profiles(profiles, taus, performance_profile_cis=cis, ax=ax, colors=_colors(result),
-                                         linestyles=styles, xlabel=xlabel, ylabel=r"fraction of (run, task) scores > $\tau$",
-                                         labelsize="large", ticklabelsize="medium")
+    plot_utils.plot_performance_profiles(
+        profiles,
+        taus,
+        performance_profile_cis=cis,
+        ax=ax,
+        colors=_colors(result),
+        linestyles=styles,
+        xlabel=xlabel,
+        ylabel=r"fraction of (run, task) scores > $\tau$",
+        labelsize="large",
+        ticklabelsize="medium",
+    )
     ax.legend(fontsize=8, loc="upper right")
     ax.set_title("Performance profiles (score distributions)")
     return _finish(fig, result, path)
@@ -120,7 +143,9 @@ def plot_classes(result: dict, path: Path) -> Path:
     width = 0.8 / max(len(series), 1)
     x = np.arange(len(names))
     for i, (lab, counts) in enumerate(series.items()):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, [counts[n] for n in names], width, label=lab, color=colors.get(lab))
+        ax.bar(
+            x + (i - (len(series) - 1) / 2) * width, [counts[n] for n in names], width, label=lab, color=colors.get(lab)
+        )
     ax.set_xticks(x, [f"{n}\n(< {u * 100:g}%)" if u != math.inf else f"{n}\n(>= 100%)" for n, u in CLASSES])
     ax.set_ylabel("tasks")
     ax.yaxis.set_major_locator(plt.MaxNLocator(integer=True))
@@ -146,12 +171,29 @@ def plot_curve_aggregate(result: dict, path: Path) -> Path:
     colors = _colors(result)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ylabel = f"IQM normalized score (1 = {result['baseline']})" if result["normalized"] else "IQM raw score"
-    plot_utils.plot_sample_efficiency_curve(x, est, cis, algorithms=list(est), colors=colors, ax=ax, xlabel=xlabel,
-                                            ylabel=ylabel, labelsize="large", ticklabelsize="medium")
+    plot_utils.plot_sample_efficiency_curve(
+        x,
+        est,
+        cis,
+        algorithms=list(est),
+        colors=colors,
+        ax=ax,
+        xlabel=xlabel,
+        ylabel=ylabel,
+        labelsize="large",
+        ticklabelsize="medium",
+    )
     scale = x[-1] / cur["frames"][-1]
     for name, marks in cur["references"].items():
-        ax.scatter([m["frames"] * scale for m in marks], [m["iqm"] for m in marks], marker="*", s=120,
-                   color=colors.get(f"{name} (ref)"), label=f"{name} (ref)", zorder=5)
+        ax.scatter(
+            [m["frames"] * scale for m in marks],
+            [m["iqm"] for m in marks],
+            marker="*",
+            s=120,
+            color=colors.get(f"{name} (ref)"),
+            label=f"{name} (ref)",
+            zorder=5,
+        )
     ax.legend(fontsize=8)
     ax.set_title(f"Learning curves: IQM over tasks and seeds, {result['statistics']['ci'] * 100:g}% bootstrap band")
     return _finish(fig, result, path)
@@ -169,23 +211,31 @@ def plot_curve_tasks(result: dict, path: Path, max_tasks: int = 64) -> Path:
     top_in, bottom_in, width = 0.35, 0.6, 3.4 * cols + 0.8
     height = 2.2 * nrows + top_in + bottom_in
     fig, axes = plt.subplots(nrows, cols, figsize=(width, height), squeeze=False, sharex=True)
-    fig.subplots_adjust(left=0.8 / width, right=0.98, bottom=bottom_in / height, top=1 - top_in / height,
-                        hspace=0.35, wspace=0.28)
+    fig.subplots_adjust(
+        left=0.8 / width, right=0.98, bottom=bottom_in / height, top=1 - top_in / height, hspace=0.35, wspace=0.28
+    )
     colors = _colors(result)
     for ax, task in zip(axes.ravel(), tasks):
         for lab, per in cur["tasks"].items():
             c = per[task]
             ax.plot(x, c["mean"], color=colors[lab], label=lab, lw=1.5, marker="o", ms=2)
-            ax.fill_between(x, np.array(c["ci_low"], dtype=float), np.array(c["ci_high"], dtype=float),
-                            color=colors[lab], alpha=0.2)
+            ax.fill_between(
+                x, np.array(c["ci_low"], dtype=float), np.array(c["ci_high"], dtype=float), color=colors[lab], alpha=0.2
+            )
         for name, marks in cur["references"].items():
-            pts = [(m["frames"] * scale, m["tasks"][task]) for m in marks if task in m["tasks"] and math.isfinite(m["tasks"][task])]
+            pts = [
+                (m["frames"] * scale, m["tasks"][task])
+                for m in marks
+                if task in m["tasks"] and math.isfinite(m["tasks"][task])
+            ]
             if pts:
-                ax.scatter(*zip(*pts), marker="*", s=60, color=colors.get(f"{name} (ref)"), label=f"{name} (ref)", zorder=5)
+                ax.scatter(
+                    *zip(*pts), marker="*", s=60, color=colors.get(f"{name} (ref)"), label=f"{name} (ref)", zorder=5
+                )
         ax.set_title(task, fontsize=9, pad=2)
         ax.tick_params(labelsize=7)
         ax.yaxis.set_major_locator(plt.MaxNLocator(4))
-    for ax in axes.ravel()[len(tasks):]:
+    for ax in axes.ravel()[len(tasks) :]:
         ax.axis("off")
     axes.ravel()[0].legend(fontsize=7)
     fig.supxlabel(xlabel, fontsize=9)

@@ -70,8 +70,10 @@ def read_reference_csv(path: str | Path, name: str | None = None) -> ReferenceSc
     key = next((c for c in ("task", "level", "game") if c in cols), None)
     ckpt_cols = [c for c in cols if c != key and parse_checkpoint_label(c) is not None]
     if key is None or not ckpt_cols:
-        raise UsageError(f"{path}: needs a task column and a 'score' column or checkpoint columns such as "
-                         f"frames_10M,frames_200M (found {','.join(cols) or 'no header'})")
+        raise UsageError(
+            f"{path}: needs a task column and a 'score' column or checkpoint columns such as "
+            f"frames_10M,frames_200M (found {','.join(cols) or 'no header'})"
+        )
     ckpt_cols.sort(key=lambda c: parse_checkpoint_label(c)[1])
     by_checkpoint: dict[str, dict[str, float]] = {c: {} for c in ckpt_cols}
     for lineno, row in enumerate(rows, start=2):
@@ -84,8 +86,12 @@ def read_reference_csv(path: str | Path, name: str | None = None) -> ReferenceSc
                 by_checkpoint[c][task] = _parse_score(text, f"{path}:{lineno}")
     if not rows:
         raise UsageError(f"{path}: no rows; give one row per task")
-    return ReferenceScores(name=name, scores=dict(by_checkpoint[ckpt_cols[-1]]), by_checkpoint=by_checkpoint,
-                           description=f"user reference {path}")
+    return ReferenceScores(
+        name=name,
+        scores=dict(by_checkpoint[ckpt_cols[-1]]),
+        by_checkpoint=by_checkpoint,
+        description=f"user reference {path}",
+    )
 
 
 def parse_reference_option(text: str) -> ReferenceScores:
@@ -119,8 +125,9 @@ def at_checkpoint(table: ReferenceScores, label: str) -> ReferenceScores:
     for key, scores in table.by_checkpoint.items():
         parsed = parse_checkpoint_label(str(key))
         if str(key) == label or (wanted and parsed and parsed[1] == wanted[1]):
-            return ReferenceScores(name=f"{table.name}@{label}", scores=dict(scores),
-                                   description=f"{table.description} at {key}".strip())
+            return ReferenceScores(
+                name=f"{table.name}@{label}", scores=dict(scores), description=f"{table.description} at {key}".strip()
+            )
     known = ", ".join(map(str, table.by_checkpoint)) or "none"
     raise UsageError(f"reference '{table.name}' has no checkpoint '{label}' (it has: {known})")
 

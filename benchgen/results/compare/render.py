@@ -44,22 +44,36 @@ def metric_title(result: dict, m: str) -> str:
 def header_lines(result: dict) -> list[str]:
     """The lines that say what was compared and how (shared by markdown and HTML)."""
     unit = result["budget_unit"]
-    when = f"at {result['amount']:,} {unit} (--at)" if result["at"] else f"at the end of training ({result['amount']:,} {unit})"
+    when = (
+        f"at {result['amount']:,} {unit} (--at)"
+        if result["at"]
+        else f"at the end of training ({result['amount']:,} {unit})"
+    )
     phases = sorted({r["phase"] for r in result["runs"]})
-    lines = [(f"Suite {result['suite']}, phase {', '.join(phases)}, per-task scores {when}, "
-              f"view {result['view_labels'].get(result['view'], result['view'])}; per-task score: {result['task_score_rule']}.")]
+    lines = [
+        (
+            f"Suite {result['suite']}, phase {', '.join(phases)}, per-task scores {when}, "
+            f"view {result['view_labels'].get(result['view'], result['view'])}; per-task score: {result['task_score_rule']}."
+        )
+    ]
     if result["normalized"]:
-        lines.append(f"Scores normalized against **{result['baseline']}**: (a - random) / |{result['baseline']} - random| "
-                     f"(SABER eq. 1/2), over {len(result['aggregate_tasks'])} tasks; infinite gameplay counts as "
-                     f"{result['statistics']['infinite_cap'] * 100:.0f}% in every aggregate.")
+        lines.append(
+            f"Scores normalized against **{result['baseline']}**: (a - random) / |{result['baseline']} - random| "
+            f"(SABER eq. 1/2), over {len(result['aggregate_tasks'])} tasks; infinite gameplay counts as "
+            f"{result['statistics']['infinite_cap'] * 100:.0f}% in every aggregate."
+        )
     else:
         lines.append(f"Scores are **raw** (no normalization) over {len(result['aggregate_tasks'])} tasks.")
     st = result["statistics"]
-    lines.append(f"Intervals: {st['ci'] * 100:g}% {st['bootstrap']} bootstrap, {st['reps']} replications, seed {st['seed']}; "
-                 "each (run, seed) is one row of an agent's (runs x tasks) matrix (Agarwal et al. 2021).")
+    lines.append(
+        f"Intervals: {st['ci'] * 100:g}% {st['bootstrap']} bootstrap, {st['reps']} replications, seed {st['seed']}; "
+        "each (run, seed) is one row of an agent's (runs x tasks) matrix (Agarwal et al. 2021)."
+    )
     if not result["protocol_length"]:
-        lines.append(f"**Not protocol-length**: the protocol's budget is {result['protocol_budget']:,} {unit}; "
-                     "do not compare these numbers with published ones.")
+        lines.append(
+            f"**Not protocol-length**: the protocol's budget is {result['protocol_budget']:,} {unit}; "
+            "do not compare these numbers with published ones."
+        )
     return lines
 
 
@@ -74,9 +88,42 @@ def aggregate_rows(result: dict) -> list[list[str]]:
         rows.append([f"{name} (reference, {r['checkpoint']}; {len(r['covered'])} tasks)", "-"] + cells)
     for name, p in result["published"].items():
         std = f" ± {fmt_raw(p['std'])}" if p.get("std") is not None and not math.isnan(p["std"]) else ""
-        rows.append([f"{name} (published aggregate)", "-"] + [f"{fmt_raw(p['aggregate'])}{std}" if m == "mean" else "-"
-                                                            for m in result["metrics"]])
+        rows.append(
+            [f"{name} (published aggregate)", "-"]
+            + [f"{fmt_raw(p['aggregate'])}{std}" if m == "mean" else "-" for m in result["metrics"]]
+        )
     return rows
+
+
+def runs_table(result: dict) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the compared runs (markdown and HTML alike)."""
+    head = ["run", "agent (label)", "phase", "seeds", "budget", "complete"]
+    rows = [
+        [
+            r["name"],
+            r["label"],
+            r["phase"],
+            ",".join(map(str, r["seeds"])),
+            f"{r['budget']:,}",
+            "yes" if r["complete"] else "NO",
+        ]
+        for r in result["runs"]
+    ]
+    return head, rows
+
+
+def improvement_table(result: dict) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the probability of improvement between agents."""
+    rows = [
+        [
+            p["x"],
+            p["y"],
+            f"{p['value']:.3f}",
+            "-" if p["ci_low"] is None else f"[{p['ci_low']:.3f}, {p['ci_high']:.3f}]",
+        ]
+        for p in result["probability_of_improvement"]
+    ]
+    return ["X", "Y", "P(X > Y)", "CI"], rows
 
 
 def _table(head: list[str], rows: list[list[str]]) -> list[str]:
@@ -109,16 +156,21 @@ def per_task_rows(result: dict, view: str) -> tuple[list[str], list[list[str]]]:
 def normalized_rows(result: dict) -> tuple[list[str], list[list[str]]]:
     table = result["per_task"]["normalized"]
     cols = list(dict.fromkeys(k for cells in table.values() for k in cells))
-    rows = [[task] + [(f"{fmt_value(cells[c]['value'], True)} ({cells[c]['class']})" if c in cells else "-") for c in cols]
-            for task, cells in table.items()]
+    rows = [
+        [task] + [(f"{fmt_value(cells[c]['value'], True)} ({cells[c]['class']})" if c in cells else "-") for c in cols]
+        for task, cells in table.items()
+    ]
     return ["task"] + cols, rows
 
 
 def class_rows(result: dict) -> list[list[str]]:
     names = [n for n, _ in CLASSES]
     rows = [[lab] + [str(a["classes"][n]) for n in names] for lab, a in result["agents"].items() if a["classes"]]
-    rows += [[f"{name} (reference)"] + [str(r["classes"][n]) for n in names]
-             for name, r in result["references"].items() if r["classes"]]
+    rows += [
+        [f"{name} (reference)"] + [str(r["classes"][n]) for n in names]
+        for name, r in result["references"].items()
+        if r["classes"]
+    ]
     return rows
 
 
@@ -138,34 +190,42 @@ def to_markdown(result: dict, images: list[str] = ()) -> str:
     if result["forced"]:
         out += [f"> **{result['forced_label']}**", ""]
     out += [*header_lines(result), ""]
-    out += ["## Runs", ""] + _table(
-        ["run", "agent (label)", "phase", "seeds", "budget", "complete"],
-        [[r["name"], r["label"], r["phase"], ",".join(map(str, r["seeds"])), f"{r['budget']:,}", "yes" if r["complete"] else "NO"]
-         for r in result["runs"]])
+    out += ["## Runs", ""] + _table(*runs_table(result))
     out += [f"## Aggregates ({len(result['aggregate_tasks'])} tasks)", ""]
     out += _table(["agent", "runs"] + [metric_title(result, m) for m in result["metrics"]], aggregate_rows(result))
     if result["probability_of_improvement"]:
         out += ["## Probability of improvement", ""]
-        out += _table(["X", "Y", "P(X > Y)", "CI"], [[p["x"], p["y"], f"{p['value']:.3f}",
-                                                     "-" if p["ci_low"] is None else f"[{p['ci_low']:.3f}, {p['ci_high']:.3f}]"]
-                                                    for p in result["probability_of_improvement"]])
+        out += _table(*improvement_table(result))
     if norm and class_rows(result):
         out += ["## Score classes (SABER)", ""]
-        out += _table(["agent"] + [f"{n} (< {u * 100:g}%)" if u != math.inf else f"{n} (>= 100%)" for n, u in CLASSES],
-                      class_rows(result))
+        out += _table(
+            ["agent"] + [f"{n} (< {u * 100:g}%)" if u != math.inf else f"{n} (>= 100%)" for n, u in CLASSES],
+            class_rows(result),
+        )
     for pair in result["welch"]:
-        out += [f"## Paired per-task comparison: {pair['x']} vs {pair['y']} (Welch's t-test)", "",
-                (f"*{pair['method']}.* {pair['x']}: {pair['wins']} wins, {pair['losses']} losses, "
-                 f"{pair['ties']} ties, {pair['not_tested']} not tested."), ""]
+        out += [
+            f"## Paired per-task comparison: {pair['x']} vs {pair['y']} (Welch's t-test)",
+            "",
+            (
+                f"*{pair['method']}.* {pair['x']}: {pair['wins']} wins, {pair['losses']} losses, "
+                f"{pair['ties']} ties, {pair['not_tested']} not tested."
+            ),
+            "",
+        ]
         out += _table(["task", f"mean {pair['x']}", f"mean {pair['y']}", "seeds", "t", "p", "result"], welch_rows(pair))
     out += ["## Per-task scores", ""]
     if norm:
         head, rows = normalized_rows(result)
-        out += [f"### Normalized ({result['baseline']}), view {result['view_labels'].get(result['view'], result['view'])}", ""]
+        out += [
+            f"### Normalized ({result['baseline']}), view {result['view_labels'].get(result['view'], result['view'])}",
+            "",
+        ]
         out += _table(head, rows)
     for view in result["views"]:
         head, rows = per_task_rows(result, view)
-        out += [f"### Raw scores, view {result['view_labels'].get(view, view)} (mean ± std over seeds)", ""] + _table(head, rows)
+        out += [f"### Raw scores, view {result['view_labels'].get(view, view)} (mean ± std over seeds)", ""] + _table(
+            head, rows
+        )
     if result["notes"]:
         out += ["## Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
     if images:
@@ -183,8 +243,10 @@ def summary(result: dict, out_dir=None) -> str:
     metrics = result["metrics"]
     lines.append(f"{'agent':28} {'runs':>4}  " + "  ".join(f"{metric_title(result, m):>28}" for m in metrics))
     for lab, a in result["agents"].items():
-        lines.append(f"{lab[:28]:28} {a['n_runs']:>4}  " + "  ".join(
-            f"{fmt_estimate(a['aggregates'][m], result['normalized']):>28}" for m in metrics))
+        lines.append(
+            f"{lab[:28]:28} {a['n_runs']:>4}  "
+            + "  ".join(f"{fmt_estimate(a['aggregates'][m], result['normalized']):>28}" for m in metrics)
+        )
     for p in result["probability_of_improvement"]:
         ci = "" if p["ci_low"] is None else f" [{p['ci_low']:.3f}, {p['ci_high']:.3f}]"
         lines.append(f"P({p['x']} > {p['y']}) = {p['value']:.3f}{ci}")

@@ -78,8 +78,9 @@ def aggregate_point(matrix: np.ndarray, names=METRICS) -> dict[str, float]:
     return {m: float(_FUNCS[m](capped)) for m in names}
 
 
-def aggregates(matrix: np.ndarray, names=METRICS, reps: int = 2000, ci: float = 0.95, seed: int = 0,
-               key: str = "") -> dict[str, Estimate]:
+def aggregates(
+    matrix: np.ndarray, names=METRICS, reps: int = 2000, ci: float = 0.95, seed: int = 0, key: str = ""
+) -> dict[str, Estimate]:
     """Aggregates of one (runs x tasks) matrix with stratified-bootstrap CIs (none for one run)."""
     capped = cap_infinite(matrix)
     func = lambda s: np.array([_FUNCS[m](s) for m in names])
@@ -87,8 +88,10 @@ def aggregates(matrix: np.ndarray, names=METRICS, reps: int = 2000, ci: float = 
         return {m: Estimate(float(v)) for m, v in zip(names, func(capped))}
     with seeded(seed, "aggregates:" + key):
         points, intervals = rly.get_interval_estimates({key: capped}, func, reps=reps, confidence_interval_size=ci)
-    return {m: Estimate(float(points[key][i]), float(intervals[key][0, i]), float(intervals[key][1, i]))
-            for i, m in enumerate(names)}
+    return {
+        m: Estimate(float(points[key][i]), float(intervals[key][0, i]), float(intervals[key][1, i]))
+        for i, m in enumerate(names)
+    }
 
 
 def probability_of_improvement(scores_x: np.ndarray, scores_y: np.ndarray) -> float:
@@ -101,8 +104,9 @@ def probability_of_improvement(scores_x: np.ndarray, scores_y: np.ndarray) -> fl
     return float(per_task.mean())
 
 
-def improvement(matrix_x: np.ndarray, matrix_y: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0,
-                key: str = "") -> Estimate:
+def improvement(
+    matrix_x: np.ndarray, matrix_y: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0, key: str = ""
+) -> Estimate:
     """P(X > Y) with a stratified independent bootstrap interval (runs of X and of Y resampled
     separately, within each task)."""
     x, y = cap_infinite(matrix_x), cap_infinite(matrix_y)
@@ -129,20 +133,24 @@ def tau_grid(matrices: list[np.ndarray], points: int = 101) -> np.ndarray:
     return np.linspace(low, top, points)
 
 
-def performance_profile(matrix: np.ndarray, taus: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0,
-                        key: str = "") -> dict[str, np.ndarray | None]:
+def performance_profile(
+    matrix: np.ndarray, taus: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0, key: str = ""
+) -> dict[str, np.ndarray | None]:
     """Score distribution over ``taus`` with pointwise bootstrap bands (none for one run).
     Infinite gameplay lies above every threshold."""
     m = np.asarray(matrix, dtype=float)
     if m.shape[0] < 2:
         return {"profile": score_distribution(m, taus), "ci_low": None, "ci_high": None}
     with seeded(seed, "profile:" + key):
-        profiles, cis = rly.create_performance_profile({key: m}, taus, custom_profile_func=score_distribution,
-                                                       reps=reps, confidence_interval_size=ci)
+        profiles, cis = rly.create_performance_profile(
+            {key: m}, taus, custom_profile_func=score_distribution, reps=reps, confidence_interval_size=ci
+        )
     return {"profile": np.asarray(profiles[key]), "ci_low": np.asarray(cis[key][0]), "ci_high": np.asarray(cis[key][1])}
 
 
-def iqm_curve(curves: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0, key: str = "") -> dict[str, np.ndarray]:
+def iqm_curve(
+    curves: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0, key: str = ""
+) -> dict[str, np.ndarray]:
     """IQM over (runs x tasks) at each point of a (runs x tasks x points) array, with
     stratified-bootstrap bands; points where some run has no score yet are NaN."""
     c = cap_infinite(curves)
@@ -180,8 +188,14 @@ def welch(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> dict:
     has fewer than two seeds or infinite gameplay."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
-    out = {"n_x": int(x.size), "n_y": int(y.size), "mean_x": float(x.mean()) if x.size else math.nan,
-           "mean_y": float(y.mean()) if y.size else math.nan, "t": math.nan, "p": math.nan}
+    out = {
+        "n_x": int(x.size),
+        "n_y": int(y.size),
+        "mean_x": float(x.mean()) if x.size else math.nan,
+        "mean_y": float(y.mean()) if y.size else math.nan,
+        "t": math.nan,
+        "p": math.nan,
+    }
     if x.size < 2 or y.size < 2:
         return {**out, "result": "n/a", "why": "fewer than 2 seeds"}
     if not (np.isfinite(x).all() and np.isfinite(y).all()):

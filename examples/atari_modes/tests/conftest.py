@@ -45,9 +45,21 @@ def plugin_env(tmp_path_factory) -> dict[str, str]:
         shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns("tests", "build", "*.egg-info", "__pycache__"))
         target = tmp_path_factory.mktemp("site")
         proc = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--quiet",
-             "--target", str(target), str(source)],
-            capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--no-deps",
+                "--no-build-isolation",
+                "--quiet",
+                "--target",
+                str(target),
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert proc.returncode == 0, proc.stderr
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), env.get("PYTHONPATH")]))
@@ -61,7 +73,13 @@ def benchgen(plugin_env):
     def run(*args, extra_env: dict[str, str] | None = None, timeout: int = 600, cwd=None):
         env = dict(plugin_env)
         env.update(extra_env or {})
-        return subprocess.run([sys.executable, "-m", "benchgen", *map(str, args)], capture_output=True, text=True,
-                              env=env, timeout=timeout, cwd=cwd)
+        return subprocess.run(
+            [sys.executable, "-m", "benchgen", *map(str, args)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            cwd=cwd,
+        )
 
     return run

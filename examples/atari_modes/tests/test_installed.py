@@ -23,13 +23,47 @@ test: [breakout:m4d1]
 
 #: settings that make rainbow_iqn learn within a few hundred frames (the algorithm is unchanged;
 #: smaller widths and one torch thread keep it quick on a small CI box); no intermediate checkpoints
-RAINBOW_TINY = ["--set", "replay_capacity=1000", "--set", "learning_starts_frames=400", "--set", "batch_size=8",
-                "--set", "target_update_frames=400", "--set", "num_tau_samples=8", "--set", "num_tau_prime_samples=8",
-                "--set", "num_quantile_samples=8", "--set", "hidden_size=64", "--set", "device=cpu",
-                "--set", "torch_threads=1", "--set", "checkpoint_every=1000000"]
+RAINBOW_TINY = [
+    "--set",
+    "replay_capacity=1000",
+    "--set",
+    "learning_starts_frames=400",
+    "--set",
+    "batch_size=8",
+    "--set",
+    "target_update_frames=400",
+    "--set",
+    "num_tau_samples=8",
+    "--set",
+    "num_tau_prime_samples=8",
+    "--set",
+    "num_quantile_samples=8",
+    "--set",
+    "hidden_size=64",
+    "--set",
+    "device=cpu",
+    "--set",
+    "torch_threads=1",
+    "--set",
+    "checkpoint_every=1000000",
+]
 #: settings that make PPO update within a few hundred frames
-PPO_TINY = ["--set", "n_steps=32", "--set", "batch_size=32", "--set", "n_epochs=1", "--set", "features_dim=64",
-            "--set", "device=cpu", "--set", "torch_threads=1", "--set", "checkpoint_every=1000000"]
+PPO_TINY = [
+    "--set",
+    "n_steps=32",
+    "--set",
+    "batch_size=32",
+    "--set",
+    "n_epochs=1",
+    "--set",
+    "features_dim=64",
+    "--set",
+    "device=cpu",
+    "--set",
+    "torch_threads=1",
+    "--set",
+    "checkpoint_every=1000000",
+]
 TINY = {"rainbow_iqn": RAINBOW_TINY, "rainbow_joint": RAINBOW_TINY, "ppo": PPO_TINY, "ppo_joint": PPO_TINY}
 
 
@@ -51,8 +85,12 @@ def test_discovered_from_its_entry_point_with_distribution_and_version(benchgen)
     proc = benchgen("plugins")
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("atari_modes ")), None)
     assert line is not None, proc.stdout + proc.stderr
-    assert line.split()[:4] == ["atari_modes", "benchgen-atari-modes", benchgen_atari_modes.__version__,
-                                "benchgen_atari_modes"]
+    assert line.split()[:4] == [
+        "atari_modes",
+        "benchgen-atari-modes",
+        benchgen_atari_modes.__version__,
+        "benchgen_atari_modes",
+    ]
     assert line.rstrip().endswith("ok")
     listing = benchgen("list", "atari_modes")
     assert listing.returncode == 0, listing.stderr
@@ -61,8 +99,18 @@ def test_discovered_from_its_entry_point_with_distribution_and_version(benchgen)
 
 def test_random_agent_end_to_end_and_the_random_scores_command(benchgen, tmp_path):
     out = tmp_path / "random"
-    proc = benchgen("run", "atari_modes", "random", "--tasks", "breakout:m0d0,breakout:m4d1", "--frames", "4000",
-                    "--out", out, "--no-progress")
+    proc = benchgen(
+        "run",
+        "atari_modes",
+        "random",
+        "--tasks",
+        "breakout:m0d0,breakout:m4d1",
+        "--frames",
+        "4000",
+        "--out",
+        out,
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     meta = json.loads((out / "run.json").read_text())
     assert meta["protocol"]["sticky_action_probability"] == 0.25
@@ -87,8 +135,20 @@ def test_learning_agent_end_to_end(benchgen, tmp_path, agent):
     if agent not in _agents(benchgen):
         pytest.fail(f"agent '{agent}' is not installed")
     out = tmp_path / agent
-    proc = benchgen("run", "atari_modes", agent, "--tasks", "breakout:m0d0", "--frames", "1600", *TINY[agent],
-                    "--out", out, "--no-progress", timeout=1800)
+    proc = benchgen(
+        "run",
+        "atari_modes",
+        agent,
+        "--tasks",
+        "breakout:m0d0",
+        "--frames",
+        "1600",
+        *TINY[agent],
+        "--out",
+        out,
+        "--no-progress",
+        timeout=1800,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (out / "report" / "report.md").is_file()
     assert json.loads((out / "run.json").read_text())["agent"] == agent
@@ -101,9 +161,25 @@ def test_joint_training_zero_shot_and_fine_tuning(benchgen, tmp_path, agent):
     split = tmp_path / "tiny.yaml"
     split.write_text(TINY_SPLIT)
     out = tmp_path / agent
-    proc = benchgen("run", "atari_modes", agent, "--split", split, "--frames", "800", "--finetune",
-                    "--set", "finetune_budget=800", "--set", "zeroshot_episodes=1", *TINY[agent],
-                    "--out", out, "--no-progress", timeout=1800)
+    proc = benchgen(
+        "run",
+        "atari_modes",
+        agent,
+        "--split",
+        split,
+        "--frames",
+        "800",
+        "--finetune",
+        "--set",
+        "finetune_budget=800",
+        "--set",
+        "zeroshot_episodes=1",
+        *TINY[agent],
+        "--out",
+        out,
+        "--no-progress",
+        timeout=1800,
+    )
     assert proc.returncode == 0, proc.stderr
     conn = sqlite3.connect(out / "results.sqlite")
     try:
@@ -111,7 +187,9 @@ def test_joint_training_zero_shot_and_fine_tuning(benchgen, tmp_path, agent):
     finally:
         conn.close()
     assert [(u[0], json.loads(u[1])) for u in units] == [
-        ("joint", ["breakout:m0d0"]), ("zeroshot", ["breakout:m0d0"]), ("zeroshot", ["breakout:m4d1"]),
+        ("joint", ["breakout:m0d0"]),
+        ("zeroshot", ["breakout:m0d0"]),
+        ("zeroshot", ["breakout:m4d1"]),
         ("finetune", ["breakout:m4d1"]),
     ]
     assert {u[2] for u in units} == {"done"}

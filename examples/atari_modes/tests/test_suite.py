@@ -99,7 +99,10 @@ def test_episode_cap_ends_with_max_length_and_frames_count_skipped_frames():
             ends += vec.pop_episode_ends()
             assert "lives" not in info and "episode_frame_number" not in info
         assert trunc.all() and not term.any() and "final_obs" in info
-        assert [(e.env_index, e.end_reason, e.length_frames) for e in ends] == [(0, "max_length", 400), (1, "max_length", 400)]
+        assert [(e.env_index, e.end_reason, e.length_frames) for e in ends] == [
+            (0, "max_length", 400),
+            (1, "max_length", 400),
+        ]
     finally:
         vec.close()
 

@@ -27,9 +27,19 @@ from tests.fixture_plugins.vector_suite import SUITE, ChainEnvFactory
 ray = pytest.importorskip("ray")
 
 TINY = dict(
-    hidden_size=32, mlp_hidden_size=32, num_tau_samples=8, num_tau_prime_samples=8, num_quantile_samples=4,
-    cosine_embedding_dim=16, replay_capacity=4000, learning_starts_frames=400, target_update_frames=400,
-    batch_size=16, device="cpu", torch_threads=1, log_every_updates=10,
+    hidden_size=32,
+    mlp_hidden_size=32,
+    num_tau_samples=8,
+    num_tau_prime_samples=8,
+    num_quantile_samples=4,
+    cosine_embedding_dim=16,
+    replay_capacity=4000,
+    learning_starts_frames=400,
+    target_update_frames=400,
+    batch_size=16,
+    device="cpu",
+    torch_threads=1,
+    log_every_updates=10,
 )
 
 
@@ -116,8 +126,12 @@ def test_every_actors_transitions_reach_the_replay_with_actor_priorities(local_r
         priorities = replay.tree.get(np.arange(replay.slots))
         for actor in range(2):
             assert L.stats["steps"][actor] > 0 and L.stats["chunks"][actor] > 0
-            mine = np.concatenate([priorities[s * replay.stream_capacity:(s + 1) * replay.stream_capacity]
-                                   for s in range(actor * E, (actor + 1) * E)])
+            mine = np.concatenate(
+                [
+                    priorities[s * replay.stream_capacity : (s + 1) * replay.stream_capacity]
+                    for s in range(actor * E, (actor + 1) * E)
+                ]
+            )
             live = mine[mine > 0]
             assert len(live) == L.stats["transitions"][actor] > 0.9 * L.stats["steps"][actor]
             assert len(np.unique(live)) > 20  # losses, not the uniform max priority of plain inserts
@@ -257,8 +271,17 @@ def test_missing_ray_is_a_one_line_usage_error(monkeypatch):
         apex.import_ray()
 
 
-@pytest.mark.parametrize("field, value", [("actors", -1), ("actor_envs", -2), ("actor_chunk_steps", 0),
-                                          ("weight_sync_updates", 0), ("actor_cpus", -1.0), ("synchronized", "yes")])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("actors", -1),
+        ("actor_envs", -2),
+        ("actor_chunk_steps", 0),
+        ("weight_sync_updates", 0),
+        ("actor_cpus", -1.0),
+        ("synchronized", "yes"),
+    ],
+)
 def test_apex_settings_are_validated(field, value):
     with pytest.raises(UsageError, match=field):
         RainbowIQNConfig(**{field: value})
@@ -303,8 +326,23 @@ def test_cli_run_records_every_actors_episodes_under_the_one_unit(tmp_path):
     settings = dict(TINY, actors=2, actor_chunk_steps=10, weight_sync_updates=5)  # actor_envs: --num-envs
     settings.pop("torch_threads")
     args = [f"--set={k}={v}" for k, v in settings.items()]
-    result = run_cli("run", "chain", "rainbow_iqn", "--tasks", "chain-8", "--frames", "6000", "--num-envs", "2",
-                     "--out", out, "--no-progress", *args, plugins="tests.fixture_plugins.vector_suite", timeout=300)
+    result = run_cli(
+        "run",
+        "chain",
+        "rainbow_iqn",
+        "--tasks",
+        "chain-8",
+        "--frames",
+        "6000",
+        "--num-envs",
+        "2",
+        "--out",
+        out,
+        "--no-progress",
+        *args,
+        plugins="tests.fixture_plugins.vector_suite",
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     db = sqlite3.connect(out / "results.sqlite")
     units = db.execute("select unit_id, status, frames_done from units").fetchall()
@@ -325,8 +363,24 @@ def test_cli_without_ray_says_so_in_one_line_before_anything_is_written(tmp_path
     (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
     env = cli_env("tests.fixture_plugins.vector_suite")
     env["PYTHONPATH"] = os.pathsep.join([str(fake.parent), env["PYTHONPATH"]])
-    proc = subprocess.run([sys.executable, "-m", "benchgen", "run", "chain", "rainbow_iqn", "--set", "actors=2",
-                           "--out", str(tmp_path / "run")], env=env, cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchgen",
+            "run",
+            "chain",
+            "rainbow_iqn",
+            "--set",
+            "actors=2",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].endswith("Ray is not installed; pip install 'benchgen[ray]'")
     assert not (tmp_path / "run").exists()

@@ -18,9 +18,20 @@ SAME_STEP = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
 def tiny_config(**overrides) -> RainbowIQNConfig:
     """Small nets and a short schedule (agent steps = frames here: frames_per_step=1)."""
     base = dict(
-        hidden_size=32, mlp_hidden_size=32, num_tau_samples=8, num_tau_prime_samples=8, num_quantile_samples=4,
-        cosine_embedding_dim=16, replay_capacity=2000, frames_per_step=1, learning_starts_frames=64,
-        target_update_frames=50, update_period_steps=2, batch_size=16, device="cpu", torch_threads=1,
+        hidden_size=32,
+        mlp_hidden_size=32,
+        num_tau_samples=8,
+        num_tau_prime_samples=8,
+        num_quantile_samples=4,
+        cosine_embedding_dim=16,
+        replay_capacity=2000,
+        frames_per_step=1,
+        learning_starts_frames=64,
+        target_update_frames=50,
+        update_period_steps=2,
+        batch_size=16,
+        device="cpu",
+        torch_threads=1,
         log_every_updates=10,
     )
     base.update(overrides)
@@ -28,7 +39,9 @@ def tiny_config(**overrides) -> RainbowIQNConfig:
 
 
 def cartpole(num_envs=2, steps_done=0):
-    return RecordingEnv(gym.make_vec("CartPole-v1", num_envs, vectorization_mode="sync", vector_kwargs=SAME_STEP), steps_done)
+    return RecordingEnv(
+        gym.make_vec("CartPole-v1", num_envs, vectorization_mode="sync", vector_kwargs=SAME_STEP), steps_done
+    )
 
 
 class RecordingEnv(CountingEnv):
@@ -68,8 +81,9 @@ def test_pixel_and_vector_torsos_are_chosen_from_the_space():
     pixels = make_agent(tiny_config(), AgentEnvironment(BOX_IMAGES, gym.spaces.Discrete(18)))
     assert isinstance(pixels.online.torso[0], torch.nn.Conv2d)
     assert pixels.online.torso(torch.zeros(1, 4, 84, 84)).shape == (1, 3136)  # Nature CNN
-    vector = make_agent(tiny_config(), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
-                                                        gym.spaces.Discrete(2)))
+    vector = make_agent(
+        tiny_config(), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2))
+    )
     assert isinstance(vector.online.torso[0], torch.nn.Linear)
     out = pixels.online(torch.zeros(3, 4, 84, 84, dtype=torch.uint8), torch.rand(3, 5))
     assert out.shape == (3, 5, 18)
@@ -103,8 +117,10 @@ class StubNet(torch.nn.Module):
 
 @pytest.mark.parametrize("double_q, bootstrap", [(True, 5.0), (False, 10.0)])
 def test_double_q_selects_with_online_and_evaluates_with_target(double_q, bootstrap):
-    agent = make_agent(tiny_config(double_q=double_q), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
-                                                                        gym.spaces.Discrete(2)))
+    agent = make_agent(
+        tiny_config(double_q=double_q),
+        AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2)),
+    )
     agent.online = StubNet([1.0, 0.0])  # the online net prefers action 0 ...
     agent.target = StubNet([5.0, 10.0])  # ... the target net action 1
     targets = agent.target_quantiles(torch.zeros(3, 4), torch.tensor([1.0, 0.0, 2.0]), torch.tensor([0.5, 0.0, 0.25]))
@@ -120,8 +136,10 @@ def test_bootstrap_action_uses_the_mean_over_quantiles():
             q1 = torch.where(taus > 0.9, torch.full_like(taus, 100.0), torch.full_like(taus, -50.0))
             return torch.stack([q0, q1], dim=-1)
 
-    agent = make_agent(tiny_config(num_quantile_samples=256), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
-                                                                               gym.spaces.Discrete(2)))
+    agent = make_agent(
+        tiny_config(num_quantile_samples=256),
+        AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2)),
+    )
     agent.online = Spread([0.0, 0.0])
     agent.target = StubNet([7.0, -7.0])
     targets = agent.target_quantiles(torch.zeros(4, 4), torch.zeros(4), torch.ones(4))
@@ -130,8 +148,9 @@ def test_bootstrap_action_uses_the_mean_over_quantiles():
 
 # -- acting ---------------------------------------------------------------------------------------
 def test_greedy_acting_ignores_noise_and_restores_it():
-    agent = make_agent(tiny_config(noisy_sigma0=5.0), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32),
-                                                                       gym.spaces.Discrete(3)))
+    agent = make_agent(
+        tiny_config(noisy_sigma0=5.0), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(3))
+    )
     obs = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
     state = agent.generator.get_state()
     first = agent.act(obs, greedy=True)
@@ -143,8 +162,10 @@ def test_greedy_acting_ignores_noise_and_restores_it():
 
 
 def test_bfloat16_precision_learns_with_float32_losses():
-    agent = make_agent(tiny_config(precision="bfloat16"), AgentEnvironment(gym.spaces.Box(-5, 5, (4,), np.float32),
-                                                                           gym.spaces.Discrete(2)))
+    agent = make_agent(
+        tiny_config(precision="bfloat16"),
+        AgentEnvironment(gym.spaces.Box(-5, 5, (4,), np.float32), gym.spaces.Discrete(2)),
+    )
     env = cartpole()
     ctx = Context(env, 200, seed=0)
     agent.learn(env, ctx)

@@ -36,8 +36,21 @@ FRAMES = "2M"
 @pytest.mark.slow
 def test_rainbow_iqn_learns_breakout(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "atari_saber", "rainbow_iqn", "--games", "breakout", "--frames", FRAMES,
-                   "--set", "precision=bfloat16", "--out", out, "--no-progress", timeout=6 * 3600)
+    proc = run_cli(
+        "run",
+        "atari_saber",
+        "rainbow_iqn",
+        "--games",
+        "breakout",
+        "--frames",
+        FRAMES,
+        "--set",
+        "precision=bfloat16",
+        "--out",
+        out,
+        "--no-progress",
+        timeout=6 * 3600,
+    )
     assert proc.returncode == 0, proc.stderr
     conn = sqlite3.connect(out / "results.sqlite")
     scores = [r[0] for r in conn.execute("SELECT score FROM episodes ORDER BY id")]

@@ -30,7 +30,10 @@ def test_every_field_is_documented_and_derived_fields_are_not_settable():
     docs = field_docs(RainbowIQNConfig)
     for f in dataclasses.fields(RainbowIQNConfig):
         assert docs.get(f.name), f"{f.name} has no docstring"
-    assert {f.name for f in dataclasses.fields(RainbowIQNConfig) if not f.init} == {"learning_starts_steps", "target_update_steps"}
+    assert {f.name for f in dataclasses.fields(RainbowIQNConfig) if not f.init} == {
+        "learning_starts_steps",
+        "target_update_steps",
+    }
     assert SPECS[0].name == "rainbow_iqn" and SPECS[0].config_class is RainbowIQNConfig
 
 

@@ -43,12 +43,30 @@ class EarlyStopContext(Context):
 
 
 def test_cartpole_reaches_a_clearly_better_than_random_return():
-    env = CountingEnv(gym.make_vec("CartPole-v1", 1, vectorization_mode="sync",
-                                   vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}))
+    env = CountingEnv(
+        gym.make_vec(
+            "CartPole-v1",
+            1,
+            vectorization_mode="sync",
+            vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+        )
+    )
     cfg = RainbowIQNConfig(
-        hidden_size=128, mlp_hidden_size=128, num_tau_samples=16, num_tau_prime_samples=16, num_quantile_samples=8,
-        cosine_embedding_dim=32, frames_per_step=1, learning_starts_frames=500, update_period_steps=1,
-        target_update_frames=500, replay_capacity=20_000, learning_rate=1e-3, device="cpu", torch_threads=1, log_every_updates=500,
+        hidden_size=128,
+        mlp_hidden_size=128,
+        num_tau_samples=16,
+        num_tau_prime_samples=16,
+        num_quantile_samples=8,
+        cosine_embedding_dim=32,
+        frames_per_step=1,
+        learning_starts_frames=500,
+        update_period_steps=1,
+        target_update_frames=500,
+        replay_capacity=20_000,
+        learning_rate=1e-3,
+        device="cpu",
+        torch_threads=1,
+        log_every_updates=500,
     )
     agent = make_agent(cfg, environment_of(env))
     ctx = EarlyStopContext(env, BUDGET, seed=SEED)
@@ -58,5 +76,7 @@ def test_cartpole_reaches_a_clearly_better_than_random_return():
     last20 = float(np.mean(env.returns[-20:]))
     print(f"{env.steps_done} steps, {len(env.returns)} episodes, last-20 mean {last20:.1f}, {elapsed:.1f}s")
     assert np.mean(env.returns[:10]) < 60  # it starts near random play
-    assert last20 >= REQUIRED, f"mean return of the last 20 episodes {last20:.1f} < {REQUIRED} after {env.steps_done} steps"
+    assert last20 >= REQUIRED, (
+        f"mean return of the last 20 episodes {last20:.1f} < {REQUIRED} after {env.steps_done} steps"
+    )
     assert agent.counters["updates"] > 0 and ctx.scalars["rainbow_iqn/loss"]

@@ -49,9 +49,7 @@ def test_stacks_rebuilt_at_episode_boundaries_and_n_step_targets(pad):
     sim.run(replay)
     indices, batch = check_against_script(replay, sim, 3)
     # every ready transition of the script is sampleable (nothing was overwritten)
-    expected = sum(
-        sim.expected(key, t, 3, GAMMA)[3] for key, steps in sim.episodes.items() for t in range(len(steps))
-    )
+    expected = sum(sim.expected(key, t, 3, GAMMA)[3] for key, steps in sim.episodes.items() for t in range(len(steps)))
     assert len(indices) == expected == replay.num_valid
 
 
@@ -61,8 +59,15 @@ def test_n_step_returns_cut_at_termination_and_bootstrap_after_truncation():
     replay = PrioritizedReplay(100, 1, (1,), np.float32, 1, 3, 0.5, 0.5, reward_clip=0.0)
     obs = lambda v: np.array([[float(v)]], np.float32)  # noqa: E731
     replay.start_episode(0, obs(0)[0])
-    script = [(0, 1.0, False, False), (1, 2.0, False, False), (2, 3.0, False, False), (3, 4.0, True, False),
-              (10, 10.0, False, False), (11, 20.0, False, True), (20, 5.0, True, False)]
+    script = [
+        (0, 1.0, False, False),
+        (1, 2.0, False, False),
+        (2, 3.0, False, False),
+        (3, 4.0, True, False),
+        (10, 10.0, False, False),
+        (11, 20.0, False, True),
+        (20, 5.0, True, False),
+    ]
     for value, reward, term, trunc in script:
         final = [obs({3: 99, 11: 12, 20: 21}[value])[0]] if term or trunc else None
         nxt = obs({3: 10, 11: 20, 20: 30}.get(value, value + 1))
@@ -84,8 +89,15 @@ def test_n_step_returns_cut_at_termination_and_bootstrap_after_truncation():
 def test_rewards_clipped_for_learning_only():
     replay = PrioritizedReplay(100, 1, (1,), np.float32, 1, 1, 0.5, 0.5, reward_clip=1.0)
     replay.start_episode(0, np.zeros(1, np.float32))
-    replay.add(np.zeros((1, 1), np.float32), np.array([0]), np.array([-7.5]), np.array([True]), np.array([False]),
-               np.zeros((1, 1), np.float32), [np.ones(1, np.float32)])
+    replay.add(
+        np.zeros((1, 1), np.float32),
+        np.array([0]),
+        np.array([-7.5]),
+        np.array([True]),
+        np.array([False]),
+        np.zeros((1, 1), np.float32),
+        [np.ones(1, np.float32)],
+    )
     assert replay.rewards[0] == -7.5  # stored raw
     assert replay.transitions(valid_indices(replay))["returns"][0] == -1.0
 
@@ -99,7 +111,7 @@ def test_ring_overwrite_never_yields_a_corrupted_stack():
     sizes = []
     sim.run(replay, after_step=lambda: sizes.append(len(check_against_script(replay, sim, 3)[0])))
     assert replay.num_valid == sizes[-1]
-    assert np.mean(sizes[len(sizes) // 2:]) > 74 / 3  # the memory stays mostly usable
+    assert np.mean(sizes[len(sizes) // 2 :]) > 74 / 3  # the memory stays mostly usable
     assert replay.num_added == sum(len(s) for s in sim.episodes.values())
 
 
@@ -130,8 +142,15 @@ def test_importance_weights_follow_priorities():
     replay.start_episode(0, np.zeros(1, np.float32))
     for v in range(4):
         done = np.array([v == 3])
-        replay.add(np.full((1, 1), v, np.float32), np.array([0]), np.array([1.0]), done, np.array([False]),
-                   np.zeros((1, 1), np.float32), [np.zeros(1, np.float32)] if v == 3 else None)
+        replay.add(
+            np.full((1, 1), v, np.float32),
+            np.array([0]),
+            np.array([1.0]),
+            done,
+            np.array([False]),
+            np.zeros((1, 1), np.float32),
+            [np.zeros(1, np.float32)] if v == 3 else None,
+        )
     idx = valid_indices(replay)
     assert len(idx) == 4 and replay.num_valid == 4
     losses = np.array([0.0, 1.0, 4.0, 9.0])
@@ -165,6 +184,10 @@ def test_save_and_load_round_trip(tmp_path):
     for name in ("frames", "actions", "rewards", "flags", "pos", "ep_len", "in_episode"):
         np.testing.assert_array_equal(getattr(again, name), getattr(replay, name))
     np.testing.assert_array_equal(again.tree.nodes, replay.tree.nodes)
-    assert (again.num_valid, again.num_added, again.max_priority) == (replay.num_valid, replay.num_added, replay.max_priority)
+    assert (again.num_valid, again.num_added, again.max_priority) == (
+        replay.num_valid,
+        replay.num_added,
+        replay.max_priority,
+    )
     with pytest.raises(UsageError, match="another shape"):
         make_replay(200, 1).load(tmp_path)

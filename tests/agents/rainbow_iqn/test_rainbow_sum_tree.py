@@ -40,8 +40,8 @@ def test_sums_stay_exact_after_many_batch_updates_with_repeats():
             values[i] = v
     np.testing.assert_array_equal(tree.get(np.arange(1000)), values)
     assert tree.total == pytest.approx(values.sum(), rel=1e-12)
-    level = tree.nodes[tree.size // 2: tree.size]  # one level above the leaves
-    np.testing.assert_allclose(level, tree.nodes[tree.size::2] + tree.nodes[tree.size + 1::2])
+    level = tree.nodes[tree.size // 2 : tree.size]  # one level above the leaves
+    np.testing.assert_allclose(level, tree.nodes[tree.size :: 2] + tree.nodes[tree.size + 1 :: 2])
 
 
 def test_find_maps_prefix_sums_to_leaves():

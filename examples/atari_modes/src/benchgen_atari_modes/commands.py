@@ -33,7 +33,9 @@ def random_scores_command(args) -> int:
     run_dir = RunDir(args.run_dir)
     meta = run_dir.meta()
     if meta["suite"] != "atari_modes" or meta["agent"] != "random":
-        raise UsageError(f"{args.run_dir} is a run of {meta['agent']} on {meta['suite']}; give a random-agent run of atari_modes")
+        raise UsageError(
+            f"{args.run_dir} is a run of {meta['agent']} on {meta['suite']}; give a random-agent run of atari_modes"
+        )
     scores: dict[str, list[float]] = defaultdict(list)
     store = run_dir.store(readonly=True)
     try:
@@ -43,7 +45,9 @@ def random_scores_command(args) -> int:
         store.close()
     missing = [t for t in meta["tasks"] if not scores.get(t)]
     if missing:
-        raise UsageError(f"no finished episode for {len(missing)} tasks (e.g. {missing[0]}); rerun with a larger --frames")
+        raise UsageError(
+            f"no finished episode for {len(missing)} tasks (e.g. {missing[0]}); rerun with a larger --frames"
+        )
     from benchgen_atari_modes import SUITE
 
     order = [t for t in SUITE.tasks() if t in meta["tasks"]]  # the suite's order: game by game
@@ -54,7 +58,9 @@ def random_scores_command(args) -> int:
         writer.writerow(["task", "score", "episodes", "frames_per_seed", "seeds"])
         for task in order:
             values = scores[task]
-            writer.writerow([task, f"{sum(values) / len(values):.4f}", len(values), meta["budget"], len(meta["run"]["seeds"])])
+            writer.writerow(
+                [task, f"{sum(values) / len(values):.4f}", len(values), meta["budget"], len(meta["run"]["seeds"])]
+            )
     finally:
         if args.output:
             handle.close()

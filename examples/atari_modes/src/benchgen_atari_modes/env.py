@@ -13,7 +13,8 @@ repeat 4, max over the last 2 frames, grayscale, 84x84, no no-op starts, no life
 from __future__ import annotations
 
 import functools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -50,8 +51,13 @@ def make_flavor_env(task: str, max_episode_frames: int = MAX_EPISODE_FRAMES) -> 
         max_num_frames_per_episode=max_episode_frames,
     )
     env = gym.wrappers.AtariPreprocessing(
-        env, noop_max=0, frame_skip=FRAMES_PER_STEP, screen_size=SCREEN_SIZE,
-        terminal_on_life_loss=False, grayscale_obs=True, scale_obs=False,
+        env,
+        noop_max=0,
+        frame_skip=FRAMES_PER_STEP,
+        screen_size=SCREEN_SIZE,
+        terminal_on_life_loss=False,
+        grayscale_obs=True,
+        scale_obs=False,
     )
     return gym.wrappers.FrameStackObservation(env, FRAME_STACK)
 

@@ -21,8 +21,9 @@ flavors are a scale for comparing agents, not a claim that 1 is reachable. The s
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from benchgen.errors import did_you_mean
 from benchgen.scoring import ReferenceScores, Scorer, aggregate, read_score_csv
@@ -92,9 +93,16 @@ class AtariModesSuite(Suite):
             train = tuple(catalogue.default_flavor(g).task for g in games)
             test = tuple(f.task for f in catalogue.flavors() if f.game in games and f.task not in train)
             what = "each game's" if len(games) > 1 else f"{games[0]}'s"
-            out.append(Split(self.name, name, train, test,
-                             description=f"train on {what} default mode/difficulty, test on the other flavors",
-                             source="benchgen_atari_modes (from ale-py's available modes and difficulties)"))
+            out.append(
+                Split(
+                    self.name,
+                    name,
+                    train,
+                    test,
+                    description=f"train on {what} default mode/difficulty, test on the other flavors",
+                    source="benchgen_atari_modes (from ale-py's available modes and difficulties)",
+                )
+            )
         return out
 
     def scorer(self) -> AtariModesScorer:
@@ -114,8 +122,11 @@ def game_references() -> dict[str, ReferenceScores]:
     column = {"world_record": "world_record", "human": "human_beginner"}
     out = {}
     for name, description in tables.items():
-        scores = {f.task: float(by_game[f.game][column[name]]) for f in catalogue.flavors()
-                  if by_game.get(f.game, {}).get(column[name])}
+        scores = {
+            f.task: float(by_game[f.game][column[name]])
+            for f in catalogue.flavors()
+            if by_game.get(f.game, {}).get(column[name])
+        }
         out[name] = ReferenceScores(name, scores, description)
     return out
 
