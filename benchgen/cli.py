@@ -10,8 +10,10 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sqlite3
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -494,6 +496,16 @@ def _compare(
     return 0
 
 
+def _quiet_when_folder_gone(args) -> None:
+    """A background writer (TensorBoard's) whose folder was removed with the run directory: the
+    main thread stops the run with one line saying so; its thread's traceback would be noise."""
+    error = args.exc_value
+    name = getattr(error, "filename", None)
+    if isinstance(error, OSError) and name and not Path(os.fsdecode(name)).parent.exists():
+        return
+    threading.__excepthook__(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["run"], ["resume"]):
@@ -502,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         # from the first moment: a SIGTERM while plugins load or the run directory is made ends
         # the run cleanly (exit 130, resumable), never half-way with Python's default exit 143
         install_stop_handler()
+        threading.excepthook = _quiet_when_folder_gone
     try:
         registry = None
         if argv[:1] not in (["plugins"], ["new-plugin"]):  # these work even with a broken plugin installed

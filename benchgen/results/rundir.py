@@ -117,6 +117,14 @@ class RunDir:
             raise UsageError(f"{self.meta_file} is not a run's metadata; restore it from a copy of the run")
         return meta
 
+    def check_present(self) -> None:
+        """One line if the directory was removed (or moved) while a run was going in it."""
+        if not self.meta_file.is_file():
+            raise UsageError(
+                f"the run directory {self.path} was removed or moved while the run was going; "
+                "its episodes went with it: start the run again"
+            )
+
     def store(self, readonly: bool = False) -> ResultsStore:
         """The run's results store (open it, use it, close it)."""
         return ResultsStore(self.db_file, readonly=readonly)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from benchgen.agent import Agent
 from benchgen.config import to_dict
-from benchgen.errors import UsageError
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
 from benchgen.run.plan import ResolvedRun
@@ -82,13 +81,9 @@ def write_checkpoint(
 ) -> Path:
     """Save the agent and the configs next to it; record it in the store last (atomic enough:
     a checkpoint directory without its store row is ignored on resume)."""
-    if not run_dir.meta_file.is_file():
-        # removed (or moved) while the run was going: recreating parts of it here would leave a
-        # directory that looks like a run and is not one
-        raise UsageError(
-            f"the run directory {run_dir} was removed or moved while the run was going; "
-            "its episodes went with it: start the run again"
-        )
+    # removed (or moved) while the run was going: recreating parts of it here would leave a
+    # directory that looks like a run and is not one
+    run_dir.check_present()
     path = run_dir.checkpoint_dir(unit.unit_id, frames)
     tmp = path.with_name(path.name + ".tmp")
     if tmp.exists():

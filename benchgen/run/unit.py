@@ -181,11 +181,14 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                 agent.learn(env, ctx)
             else:
                 evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
+        except OSError:
+            run_dir.check_present()  # a run directory removed mid-run: one line saying so
+            raise
         finally:
             env.close()
             ctx.close()
             if writer is not None:
-                writer.close()
+                _close_writer(writer, run_dir)
         saver()
         if STOP.requested:
             store.update_unit(unit.unit_id, status="running")
@@ -229,6 +232,14 @@ class _TaskProgress:
                     self.ctx.log_scalar(f"episode/score/{rec['task']}", rec["score"])
         if self.progress is not None and self.recorder is not None:
             self.progress.tick(self.recorder, force=True)
+
+
+def _close_writer(writer, run_dir: RunDir) -> None:
+    try:
+        writer.close()
+    except OSError:
+        if run_dir.meta_file.is_file():
+            raise  # else the run directory went away, and the error on its way says so
 
 
 def _tensorboard(run_dir: RunDir, unit: Unit):
