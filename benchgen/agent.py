@@ -16,6 +16,7 @@ in other processes relays what the suite recorded there (sealed reports, see
 from __future__ import annotations
 
 import abc
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchgen.errors import UsageError
+from benchgen.errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:  # pragma: no cover
     import gymnasium as gym
@@ -230,6 +231,26 @@ class AgentSpec:
     """``check_suite(suite)`` raises ``benchgen.errors.UsageError`` (one line) if the agent cannot
     run on that suite for a reason ``needs`` does not state; the runner calls it (after checking
     ``needs``, see :meth:`check`) while validating a run, before anything is written."""
+    variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Named sets of config defaults, e.g. a paper's values and those of its released code:
+    ``{"paper": {}, "code": {"noisy_sigma0": 0.1}}``. The config class then has a ``variant``
+    field whose default names the set a run uses unless told (``--set variant=NAME``). A run's
+    agent config is the config class's defaults, overridden by the suite's (``suite_defaults``),
+    then by the chosen variant's, then by the user's ``--config``/``--set`` settings: a setting
+    given explicitly always wins. An unknown variant is refused in one line while the run
+    resolves, before anything is written (:meth:`variant_defaults`). Empty: no variants."""
+
+    def __post_init__(self) -> None:
+        if self.variants:  # a plugin author's mistake: say so at registration, not in a user's run
+            settable = {f.name for f in dataclasses.fields(self.config_class) if f.init}
+            if "variant" not in settable:
+                raise TypeError(
+                    f"agent '{self.name}' has variants but {self.config_class.__name__} has no 'variant' field"
+                )
+            for name, values in self.variants.items():
+                unknown = sorted(set(values) - settable)
+                if unknown:
+                    raise TypeError(f"variant '{name}' of agent '{self.name}' sets unknown config fields {unknown}")
 
     def check(self, suite: Any) -> None:
         """``UsageError`` (one line) if the agent cannot run on ``suite``: actions it needs that the
@@ -246,6 +267,18 @@ class AgentSpec:
         return AgentEnvironment(
             env.single_observation_space, env.single_action_space, suite.frames_per_step, semantics, suite.name
         )
+
+    def variant_defaults(self, name: Any = None) -> dict[str, Any]:
+        """The config defaults variant ``name`` gives (``None``: the variant the config's
+        ``variant`` field defaults to); empty when the agent has no :attr:`variants`. An unknown
+        name is a one-line ``UsageError`` naming the known ones."""
+        if not self.variants:
+            return {}
+        if name is None:
+            name = next(f.default for f in dataclasses.fields(self.config_class) if f.name == "variant")
+        if not isinstance(name, str) or name not in self.variants:
+            raise did_you_mean(f"{self.name} variant", str(name), self.variants)
+        return dict(self.variants[name])
 
     def defaults_for(self, suite: Any) -> dict[str, Any]:
         """The ``suite_defaults`` entry for ``suite``: its own name's, else that of the nearest

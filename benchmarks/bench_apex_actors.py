@@ -147,6 +147,7 @@ def one_round(args, actors: int) -> tuple[float, dict]:
     agent = spec.factory(config, spec.environment(suite, env))
     agent._build(0)
     agent.counters["seeded"] = True
+    agent.counters["updates"] = 1  # an agent that has learned: actors act with their networks, no random warm-up
     ctx = make_context(args.game, args.warmup, args.seconds)
     learner = ApexLearner(agent, env, ctx)
     try:

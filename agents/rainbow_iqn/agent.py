@@ -5,9 +5,11 @@
 2. ``RainbowIQNAgent.update``: one learner step, sampled from prioritized replay: double-Q
    bootstrap action from the online net's mean over K quantiles, N' target quantiles from the
    target net, N online quantiles, importance-weighted loss, new priorities from the loss.
-3. ``RainbowIQNAgent.learn``: the interaction loop: noisy-net exploration (no epsilon), replay
-   writes, one update every ``update_period_steps`` agent steps (summed over sub-environments),
-   target copies every ``target_update_steps`` agent steps.
+3. ``RainbowIQNAgent.learn``: the interaction loop: uniformly random actions until learning
+   starts (``warmup_steps``, as SABER's code and Dopamine do), then noisy-net exploration (no
+   epsilon), replay writes (with ``actor_priorities``, initial priorities from each new
+   transition's loss), one update every ``update_period_steps`` agent steps (summed over
+   sub-environments), target copies every ``target_update_steps`` agent steps.
 4. ``act`` (greedy: noise off, mean over K quantiles), ``save`` / ``load``.
 
 Config, network and replay live in ``config.py``, ``networks.py`` and ``replay.py``; with
@@ -176,6 +178,7 @@ class RainbowIQNAgent(IQNCore, Agent):
             "noise_epoch": -1,  # agent_steps // update_period_steps at the last acting-noise draw
             "seeded": False,  # networks and RNGs drawn from the unit's seed
         }
+        self._pending: list[np.ndarray] = []  # actor_priorities: completed transitions awaiting theirs
         self._build(seed=0)
 
     def _build(self, seed: int) -> None:
@@ -213,7 +216,33 @@ class RainbowIQNAgent(IQNCore, Agent):
         self.counters["updates"] += 1
         return float(stats[:-1].mean()), float(stats[-1])
 
+    @torch.no_grad()
+    def insert_pending_priorities(self) -> None:
+        """``actor_priorities``: give the transitions completed since the last call their initial
+        priorities from their losses (as an Ape-X actor computes them), in batches of at most
+        ``4 * batch_size``. Its forward passes draw noise: the caller redraws the acting noise."""
+        indices = np.concatenate(self._pending) if self._pending else np.zeros(0, np.int64)
+        self._pending = []
+        chunk = 4 * self.config.batch_size
+        for start in range(0, len(indices), chunk):
+            part = indices[start : start + chunk]
+            losses, _ = self.sample_losses(self.replay.transitions(part))
+            self.replay.insert_priorities(part, losses.float().cpu().numpy())
+
     # -- acting -------------------------------------------------------------------------------
+    def warmup_steps(self) -> int:
+        """The unit's agent steps (``ctx.steps_done``) before which actions are uniformly random,
+        as in SABER's code and Dopamine: ``learning_starts_steps`` for an agent that has not
+        learned yet, 0 for one that has (resumed after learning started, or fine-tuning from a
+        trained checkpoint). Counted in the unit's steps, so a unit resumed during its warm-up
+        finishes it rather than starting it again, and one resumed past it never repeats it."""
+        return 0 if self.counters["updates"] > 0 else self.config.learning_starts_steps
+
+    def random_actions(self, count: int) -> np.ndarray:
+        """``count`` actions uniform over the whole action space, from the agent's numpy generator
+        (seeded from the unit's seed, saved in checkpoints)."""
+        return self.np_rng.integers(self.num_actions, size=count)
+
     def act(self, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
         """Actions for a batch of observations. Greedy: noise off (evaluation); else the current
         noisy policy (NoisyNet exploration)."""
@@ -241,32 +270,43 @@ class RainbowIQNAgent(IQNCore, Agent):
             return
         if self.replay is None or self.replay.num_envs != num_envs:  # streams are per sub-environment:
             self.replay = self.new_replay(num_envs)  # another env count starts an empty memory
+            self._pending = []
         budget = max(1, ctx.budget_steps)
         obs, _ = env.reset(seed=ctx.reset_seed)
         for e in range(num_envs):
             self.replay.start_episode(e, obs[e])
         period, noise_stale = cfg.update_period_steps, True
+        random_until = self.warmup_steps()
         log = {"loss": 0.0, "q": 0.0, "n": 0, "t": time.perf_counter()}
 
         while not ctx.finished:
             # NoisyNet exploration (no epsilon): a fresh noise sample every `period` agent steps
-            # (Rainbow) and after every update (whose forward passes drew their own noise).
+            # (Rainbow) and after every update (whose forward passes drew their own noise), the
+            # pending initial priorities computed just before (their forward passes draw noise too).
             if noise_stale or c["agent_steps"] // period != c["noise_epoch"]:
+                self.insert_pending_priorities()
                 self.online.reset_noise(self.generator)
                 c["noise_epoch"], noise_stale = c["agent_steps"] // period, False
-            actions = self._argmax_actions(obs)
+            if ctx.steps_done < random_until:  # until learning starts: uniform over all actions
+                actions = self.random_actions(num_envs)
+            else:
+                actions = self._argmax_actions(obs)
             next_obs, rewards, terminated, truncated, infos = env.step(actions)
             if (terminated | truncated).any() and "final_obs" not in infos:
                 raise UsageError(
                     "rainbow_iqn needs SAME_STEP autoreset with info['final_obs'] (the suite env contract)"
                 )
-            self.replay.add(obs, actions, rewards, terminated, truncated, next_obs, infos.get("final_obs"))
+            completed = self.replay.add(obs, actions, rewards, terminated, truncated, next_obs, infos.get("final_obs"))
+            if cfg.actor_priorities:
+                self._pending.append(completed)
             obs = next_obs
             c["agent_steps"] += num_envs
 
             # One update per `period` agent steps once the memory holds learning_starts transitions.
             if self.replay.num_added >= cfg.learning_starts_steps and self.replay.num_valid > 0:
                 c["update_credit"] += num_envs
+                if c["update_credit"] >= period:
+                    self.insert_pending_priorities()  # none is sampled before it has its own
                 while c["update_credit"] >= period:
                     c["update_credit"] -= period
                     # beta annealed linearly from its start value to its end over the unit's budget
@@ -285,6 +325,7 @@ class RainbowIQNAgent(IQNCore, Agent):
                 self.target.load_state_dict(self.online.state_dict())
                 c["target_syncs"] = c["agent_steps"] // cfg.target_update_steps
             ctx.maybe_checkpoint()
+        self.insert_pending_priorities()
 
     def log_updates(self, ctx: TrainingContext, log: dict, beta: float) -> None:
         """Log the mean loss and Q of the updates summed in ``log`` (``loss``, ``q``, their count
@@ -367,6 +408,8 @@ class RainbowIQNAgent(IQNCore, Agent):
             "python_random": random.getstate(),
             "replay_saved": bool(self.config.save_replay and self.replay is not None),
         }
+        if state["replay_saved"]:  # actor_priorities: transitions still awaiting their priorities
+            state["pending_priorities"] = [int(i) for part in self._pending for i in part]
         save_json(state, directory / STATE_JSON)
         if state["replay_saved"]:
             self.replay.save(directory / REPLAY_DIR)
@@ -402,8 +445,13 @@ class RainbowIQNAgent(IQNCore, Agent):
             if saved_envs is not None:
                 self.replay = self.new_replay(saved_envs)
                 self.replay.load(directory / REPLAY_DIR)
+                pending = np.asarray(state.get("pending_priorities", []), np.int64).reshape(-1)
+                if pending.size and (pending.min() < 0 or pending.max() >= self.replay.slots):
+                    raise ValueError("pending_priorities names slots outside the memory")
+                self._pending = [pending]
             else:
                 self.replay = None  # a fresh memory refills before learning resumes
+                self._pending = []
 
     def _restore(self, ckpt: dict, state: dict) -> None:
         """Networks, optimizer, counters and RNGs from a loaded checkpoint (raises on one that does not fit)."""

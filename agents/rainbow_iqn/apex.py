@@ -6,7 +6,13 @@
   of its own, through the agent contract's remote environments (:mod:`benchgen.remote`:
   ``ctx.remote_envs()(actor_envs, seed, worker=actor)`` gives the suite env under an episode
   collector under the suite's agent wrappers);
-* acts with its own copy of the online network and its own noise generator (NoisyNet
+* acts uniformly at random over all actions while the unit is in its warm-up (the first
+  ``learning_starts_steps`` agent steps of the unit, all actors together, as SABER's actors
+  each take ``learn_start / nb_actor`` random steps): the learner says with each chunk request
+  how many of its vector steps are random, counting from the unit's ``ctx.steps_done``, so a
+  resumed unit past its warm-up does not repeat it (``RainbowIQNAgent.warmup_steps``); the
+  actor draws them from a numpy generator seeded with its own seed (derived from the unit's);
+* then acts with its own copy of the online network and its own noise generator (NoisyNet
   exploration, a fresh noise sample every ``update_period_steps`` of its agent steps, as the
   single agent does);
 * steps ``actor_chunk_steps`` vector steps, then computes the *initial priorities* of the n-step
@@ -144,6 +150,8 @@ class ApexActor(IQNCore):
         self.target = copy.deepcopy(self.online)
         self.generator = torch.Generator()
         self.generator.manual_seed(seed)
+        self.action_rng = np.random.default_rng(seed)  # warm-up actions
+        self.num_actions = int(num_actions)
         self.version = -1
         self._load(online, target, version)
         self.local = PrioritizedReplay(
@@ -183,8 +191,17 @@ class ApexActor(IQNCore):
         """(weights version, online state, target state), for tests and diagnostics."""
         return self.version, numpy_state(self.online), numpy_state(self.target)
 
-    def collect(self, steps: int, online: dict | None = None, target: dict | None = None, version: int = -1) -> dict:
-        """Take ``steps`` vector steps; return the chunk for the learner (see the module docstring)."""
+    def collect(
+        self,
+        steps: int,
+        online: dict | None = None,
+        target: dict | None = None,
+        version: int = -1,
+        random_steps: int = 0,
+    ) -> dict:
+        """Take ``steps`` vector steps, the first ``random_steps`` of them uniformly at random over
+        all actions (the unit's warm-up); return the chunk for the learner (see the module
+        docstring)."""
         self._load(online, target, version)
         loaded = (self.version, checksum(numpy_state(self.online))) if online is not None else None
         E, period = self.num_envs, self.config.update_period_steps
@@ -203,7 +220,10 @@ class ApexActor(IQNCore):
             if self.steps // period != self.noise_epoch:  # NoisyNet exploration, as the single agent
                 self.online.reset_noise(self.generator)
                 self.noise_epoch = self.steps // period
-            actions[t] = self._argmax_actions(obs[t])
+            if t < random_steps:  # the unit's warm-up: uniform over all actions
+                actions[t] = self.action_rng.integers(self.num_actions, size=E)
+            else:
+                actions[t] = self._argmax_actions(obs[t])
             next_obs, rewards[t], terminated[t], truncated[t], infos = self.env.step(actions[t])
             done = terminated[t] | truncated[t]
             final = None
@@ -240,6 +260,7 @@ class ApexActor(IQNCore):
             "loaded": loaded,
             "act_seconds": t1 - t0,
             "priority_seconds": time.perf_counter() - t1,
+            "random_steps": min(random_steps, steps),
         }
 
     @torch.no_grad()
@@ -272,6 +293,7 @@ class ApexLearner:
         self.actors: list = []
         self.pending: dict[Any, int] = {}  # chunk request -> actor
         self.assigned = 0  # agent steps recorded or requested
+        self.random_until = 0  # the unit's agent steps before which actors act at random (start())
         self.version = 0  # weights published so far - 1
         self.refs: dict[int, tuple[Any, Any]] = {}  # version -> (online ref, target ref)
         self.actor_version = [0] * self.num_actors
@@ -285,6 +307,7 @@ class ApexLearner:
             "steps": [0] * self.num_actors,
             "episodes": [0] * self.num_actors,
             "transitions": [0] * self.num_actors,
+            "random_steps": [0] * self.num_actors,  # agent steps taken uniformly at random (warm-up)
             "weights_verified": 0,
             "max_version": [0] * self.num_actors,
             "act_seconds": 0.0,
@@ -315,6 +338,7 @@ class ApexLearner:
                 f"{have:g}; lower actors or actor_cpus (actor_cpus=0 lets actors share CPUs)"
             )
         self.assigned = ctx.steps_done
+        self.random_until = agent.warmup_steps()
         self._publish()
         remote = ray.remote(ApexActor)
         online, target = self.refs[self.version]
@@ -401,6 +425,8 @@ class ApexLearner:
         if left <= 0 or ctx.finished:
             return
         steps = min(self.config.actor_chunk_steps, -(-left // E))
+        # the warm-up's random steps are the first learning_starts_steps the learner hands out
+        random_steps = min(steps, max(0, -(-(self.random_until - self.assigned) // E)))
         online = target = None
         if self.actor_version[i] != self.version:
             online_ref, target_ref = self.refs[self.version]
@@ -408,7 +434,7 @@ class ApexLearner:
             if self.actor_target[i] != self.published_target:
                 target = target_ref
             self.actor_version[i], self.actor_target[i] = self.version, self.published_target
-        ref = self.actors[i].collect.remote(steps, online, target, self.version)
+        ref = self.actors[i].collect.remote(steps, online, target, self.version, random_steps)
         self.pending[ref] = i
         self.assigned += steps * E
 
@@ -476,6 +502,7 @@ class ApexLearner:
         s["steps"][i] += steps * E
         s["episodes"][i] += len(ends)
         s["transitions"][i] += len(indices)
+        s["random_steps"][i] += chunk["random_steps"] * E
         s["max_version"][i] = max(s["max_version"][i], int(chunk["version"]))
         s["act_seconds"] += chunk["act_seconds"]
         s["priority_seconds"] += chunk["priority_seconds"]

@@ -15,6 +15,14 @@ transition of one sub-environment = ``frames_per_step`` emulator frames, the sui
 and Sonic). Frame-denominated settings end in ``_frames`` and are converted to agent steps in
 ``__post_init__`` (the ``*_steps`` fields, which are derived and cannot be set).
 
+Two variants (``--set variant=NAME``, :data:`VARIANTS`): ``paper``, the defaults below (the
+Rainbow and IQN papers' values, with SABER's priority exponent), and ``saber_code``, what SABER's
+released runs used (``valeoai/rainbow-iqn-apex``, ``rainbowiqn/args.py``): noisy sigma0 0.1,
+learning start 80K and target copy 32K counted in agent steps (320K and 128K frames at its 4
+frames per step), and initial priorities computed by the actor even with one actor. A variant
+only supplies defaults: settings given with ``--set``/``--config`` override its values. Each
+field the variants set names both values and their sources.
+
 This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
 """
 
@@ -26,13 +34,33 @@ import os
 from dataclasses import dataclass, field
 
 from benchgen.config import from_suite
-from benchgen.errors import UsageError
+from benchgen.errors import UsageError, did_you_mean
 from benchgen_agents.torch_device import check_device
+
+#: ``variant`` -> the config defaults it gives (``AgentSpec.variants``): ``paper`` is the field
+#: defaults; ``saber_code`` the values of SABER's released code (``valeoai/rainbow-iqn-apex``,
+#: ``rainbowiqn/args.py``: ``--noisy-std 0.1``, ``--learn-start 80e3`` and ``--target-update 32e3``
+#: in agent steps; ``launch_actor.py``: the actor computes the priorities of its transitions).
+VARIANTS: dict[str, dict[str, object]] = {
+    "paper": {},
+    "saber_code": {
+        "noisy_sigma0": 0.1,
+        "learning_starts_frames": 320_000,
+        "target_update_frames": 128_000,
+        "actor_priorities": True,
+    },
+}
 
 
 @dataclass
 class RainbowIQNConfig:
     """Rainbow with its C51 head replaced by an implicit quantile network (SABER section 4)."""
+
+    variant: str = "paper"
+    """Which defaults the settings below take (``VARIANTS``): "paper" (the Rainbow and IQN
+    papers' values, with SABER's priority exponent) or "saber_code" (SABER's released code:
+    noisy_sigma0 0.1, learning_starts_frames 320K, target_update_frames 128K, actor_priorities
+    true). Settings given explicitly override the variant's."""
 
     # -- network --------------------------------------------------------------------------
     hidden_size: int = 512
@@ -42,7 +70,8 @@ class RainbowIQNConfig:
     vectors (benchgen's choice for non-pixel tasks; no paper value)."""
     noisy_sigma0: float = 0.5
     """Initial noise scale of factorised noisy layers, sigma_i = sigma0 / sqrt(fan_in)
-    (NoisyNet, Rainbow: 0.5; the SABER reference code used 0.1)."""
+    (paper: 0.5, NoisyNet and Rainbow; saber_code: 0.1, SABER's code ``--noisy-std``, "the value
+    used for all experiments")."""
     cosine_embedding_dim: int = 64
     """Cosines cos(pi * i * tau), i = 1..n, embedding each sampled tau (IQN: n = 64)."""
     num_tau_samples: int = 64
@@ -82,6 +111,13 @@ class RainbowIQNConfig:
     ``priority_weight_end`` over the unit's budget (Rainbow, PER: 0.4 -> 1)."""
     priority_weight_end: float = 1.0
     """beta at the end of the budget (PER, Rainbow: 1)."""
+    actor_priorities: bool = False
+    """Single-process agent (``actors = 0``): give each new transition an initial priority
+    computed from its own loss before it can be sampled, as an Ape-X actor does, instead of the
+    largest priority seen so far (paper: false, PER and Rainbow; saber_code: true, SABER's code
+    ran one actor process beside the learner and that actor computed the priorities of its
+    transitions). Computed with the online and target nets every ``update_period_steps`` agent
+    steps, before the next update. With ``actors > 0`` the actors always compute them (Ape-X)."""
     save_replay: bool = False
     """Write the replay memory into checkpoints (up to ~7 GB on Atari) so that a resumed run
     continues exactly; without it a resumed run refills the memory before learning again
@@ -102,14 +138,18 @@ class RainbowIQNConfig:
     suite's ``frames_per_step``, set from it when a run is resolved (not a setting; 4 = the Atari
     action repeat for a config built without a suite)."""
     learning_starts_frames: int = 80_000
-    """No learning before the replay holds this many frames' worth of transitions (Rainbow:
-    80K frames = 20K agent steps)."""
+    """No learning before the replay holds this many frames' worth of transitions; until the
+    unit has taken that many agent steps the agent acts uniformly at random over all actions
+    (SABER's code and Dopamine do; a resumed unit past it or an agent that has learned does
+    not). Paper: 80K frames = 20K agent steps (Rainbow); saber_code: 320K frames = 80K agent
+    steps (SABER's code ``--learn-start 80e3``, in agent steps)."""
     update_period_steps: int = 4
     """One learner update per this many agent steps, counted over all sub-environments together
     (Rainbow; SABER locks one learner step to every 4 actor steps)."""
     target_update_frames: int = 32_000
-    """Copy the online net into the target net every this many frames (Rainbow: 32K frames =
-    8K agent steps)."""
+    """Copy the online net into the target net every this many frames. Paper: 32K frames = 8K
+    agent steps (Rainbow); saber_code: 128K frames = 32K agent steps (SABER's code
+    ``--target-update 32e3``, in agent steps)."""
 
     # -- runtime --------------------------------------------------------------------------
     device: str = "auto"
@@ -119,7 +159,8 @@ class RainbowIQNConfig:
     precision: str = "float32"
     """Matrix products in "float32" (as in the papers) or "bfloat16" (torch autocast; losses stay
     float32): about 3x faster learner updates on CPUs with AMX/AVX512-BF16 and on recent GPUs,
-    at about 3 significant digits per product (benchgen setting)."""
+    at about 3 significant digits per product (benchgen setting). Opt-in until a learning check
+    shows that bfloat16 learns as float32 does (not yet run; see the README)."""
     log_every_updates: int = 250
     """Log loss and Q statistics (TensorBoard) averaged over this many learner updates."""
 
@@ -171,6 +212,8 @@ class RainbowIQNConfig:
             )
 
     def _validate(self) -> None:
+        if self.variant not in VARIANTS:
+            raise did_you_mean("rainbow_iqn variant", str(self.variant), VARIANTS)
         positive_ints = (
             "hidden_size",
             "mlp_hidden_size",
@@ -195,8 +238,9 @@ class RainbowIQNConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise UsageError(f"{name} must be a positive integer, not {value!r}")
-        if not isinstance(self.synchronized, bool):
-            raise UsageError(f"synchronized must be true or false, not {self.synchronized!r}")
+        for name in ("synchronized", "actor_priorities"):
+            if not isinstance(getattr(self, name), bool):
+                raise UsageError(f"{name} must be true or false, not {getattr(self, name)!r}")
         if (
             isinstance(self.actor_cpus, bool)
             or not isinstance(self.actor_cpus, (int, float))

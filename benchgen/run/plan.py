@@ -117,6 +117,8 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
     if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
         raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
     defaults = spec.defaults_for(suite)
+    # the chosen variant's defaults (AgentSpec.variants) over the suite's, under the user's settings
+    defaults |= spec.variant_defaults(agent_overrides.get("variant", defaults.get("variant")))
     agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
     agent_config = replace_config(
         agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)}, f"{spec.name} config"

@@ -3,6 +3,8 @@
 Task "chain-L": a chain of L steps. The observation is (t / L, one-hot of the last action, 1).
 Action 1 gives reward 1 and action 0 gives 0.2; action 2 ends the episode at once
 ("game_over", reward 0); otherwise the episode ends after L steps ("time_limit", a truncation).
+The suite's envs have these 3 actions; tests may build them with more (``num_actions``, e.g.
+Atari's 18), the others giving nothing.
 Cheap on purpose: thousands of steps per second, short episodes, tiny networks.
 """
 
@@ -24,9 +26,9 @@ OBS_SIZE = 5
 
 
 class ChainVectorEnv(ScriptedVectorEnv):
-    def __init__(self, tasks: Sequence[str], seed: int):
+    def __init__(self, tasks: Sequence[str], seed: int, num_actions: int = 3):
         self.last = np.zeros(len(tasks), int)
-        super().__init__(tasks, seed, gym.spaces.Box(-1, 1, (OBS_SIZE,), np.float32))
+        super().__init__(tasks, seed, gym.spaces.Box(-1, 1, (OBS_SIZE,), np.float32), num_actions)
 
     def _obs(self):
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
@@ -73,12 +75,13 @@ class ChainEnvFactory(RemoteEnvFactory):
     """What ``ctx.remote_envs()`` returns for a unit of ``task``, without a run directory (for
     driving an agent in-process): seals with ``key``, the key of the test's ``EpisodeInbox``."""
 
-    def __init__(self, key: CollectorKey, task: str = "chain-8"):
+    def __init__(self, key: CollectorKey, task: str = "chain-8", num_actions: int = 3):
         super().__init__(key)
-        self.task = task
+        self.task, self.num_actions = task, num_actions
 
     def suite_env(self, num_envs: int, seed: int):
-        return SUITE.make_env([self.task] * num_envs, seed)
+        env = SUITE.make_env([self.task] * num_envs, seed)
+        return env if self.num_actions == 3 else ChainVectorEnv(env.tasks, seed, self.num_actions)
 
 
 @benchgen.hookimpl

@@ -1,6 +1,7 @@
 """Ape-X Rainbow-IQN on a local Ray instance: actors' transitions and priorities reach the
-learner's replay, weights propagate, synchronized mode keeps 1 update per 4 agent steps, and
-a CLI run records every actor's episodes under the one unit."""
+learner's replay, weights propagate, synchronized mode keeps 1 update per 4 agent steps, the
+actors act at random during the unit's warm-up only, and a CLI run records every actor's
+episodes under the one unit."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
 from tests.agents.agent_harness import environment_of
 from tests.conftest import REPO, cli_env, run_cli
-from tests.fixture_plugins.vector_suite import SUITE, ChainEnvFactory
+from tests.fixture_plugins.vector_suite import SUITE, ChainEnvFactory, ChainVectorEnv
 
 ray = pytest.importorskip("ray")
 
@@ -52,9 +53,9 @@ def apex_config(**overrides) -> RainbowIQNConfig:
 class ApexContext(TrainingContext):
     """The runner's side for a learner driven in-process: counts frames, keeps episode ends."""
 
-    def __init__(self, budget_steps: int, seed: int = 0, task: str = "chain-8"):
+    def __init__(self, budget_steps: int, seed: int = 0, task: str = "chain-8", num_actions: int = 3):
         self.budget_steps, self.seed, self.unit_dir = budget_steps, seed, Path(".")
-        self.task = task
+        self.task, self.num_actions = task, num_actions
         self.inbox = EpisodeInbox()
         self.frames = 0
         self.ends: list = []
@@ -72,7 +73,7 @@ class ApexContext(TrainingContext):
         self.scalars.setdefault(tag, []).append(value)
 
     def remote_envs(self):
-        return ChainEnvFactory(self.inbox.key, self.task)
+        return ChainEnvFactory(self.inbox.key, self.task, self.num_actions)
 
     def report_remote_episodes(self, report):
         ends, frames = self.inbox.open(report)
@@ -102,14 +103,14 @@ def local_ray():
             os.environ["PYTHONPATH"] = saved
 
 
-def learner(config: RainbowIQNConfig, budget_steps: int):
+def learner(config: RainbowIQNConfig, budget_steps: int, num_actions: int = 3):
     from benchgen_agents.rainbow_iqn.apex import ApexLearner
 
-    env = SUITE.make_env(["chain-8"], 0)
+    env = SUITE.make_env(["chain-8"], 0) if num_actions == 3 else ChainVectorEnv(["chain-8"], 0, num_actions)
     agent = make_agent(config, environment_of(env))
     agent._build(0)
     agent.counters["seeded"] = True
-    ctx = ApexContext(budget_steps)
+    ctx = ApexContext(budget_steps, num_actions=num_actions)
     return ApexLearner(agent, env, ctx), agent, ctx
 
 
@@ -243,6 +244,49 @@ def test_a_resumed_learner_continues_from_its_checkpoint(local_ray, tmp_path):
     assert ctx2.steps_done == 800 and again.counters["agent_steps"] == 800
     assert again.counters["updates"] == updates + 400 // 4  # learning had started: every step pays
     assert again.replay.num_added == 800
+
+
+def test_an_actor_acts_uniformly_over_all_actions_for_its_random_steps_then_by_its_policy():
+    """In-process (no Ray): ``collect(steps, random_steps=k)`` takes k vector steps uniformly at
+    random over all 18 actions without asking its network, then asks it for every action."""
+    from benchgen_agents.rainbow_iqn.apex import ApexActor, numpy_state
+
+    config = apex_config(actor_chunk_steps=1000)
+    env = ChainVectorEnv(["chain-8"], 0, num_actions=18)
+    agent = make_agent(config, environment_of(env))
+    online, target = numpy_state(agent.online), numpy_state(agent.target)
+    factory = ChainEnvFactory(EpisodeInbox().key, "chain-8", num_actions=18)
+    actor = ApexActor(factory, 2, config, agent.obs_shape, agent.obs_dtype, 18, 0, 5, online, target)
+    assert actor.ready() == 2
+    asked = []
+    actor._argmax_actions = lambda obs: asked.append(len(obs)) or np.full(len(obs), 7)
+    chunk = actor.collect(1000, random_steps=900)
+    random_part, after = chunk["actions"][:900].ravel(), chunk["actions"][900:].ravel()
+    counts = np.bincount(random_part, minlength=18)
+    expected = len(random_part) / 18
+    assert len(counts) == 18 and ((counts - expected) ** 2 / expected).sum() < 45 and counts.min() >= 0.6 * expected
+    assert np.all(after == 7) and sum(asked) == len(after) == 200
+    assert chunk["random_steps"] == 900 and len(chunk["losses"]) > 0  # priorities computed as always
+    assert np.all(actor.collect(10, random_steps=0)["actions"] == 7)
+
+
+def test_actors_warm_up_for_the_units_first_learning_start_steps_only(local_ray, tmp_path):
+    """The learner hands out the unit's first ``learning_starts_steps`` agent steps as random
+    steps, over all actors together; a unit resumed past them gets none."""
+    config = apex_config(synchronized=True, learning_starts_frames=4 * 300)  # 300 agent steps
+    L, agent, ctx = learner(config, budget_steps=500, num_actions=18)
+    L.train()
+    assert ctx.steps_done == 500 and agent.counters["updates"] > 0
+    assert sum(L.stats["random_steps"]) == 300 and all(n > 0 for n in L.stats["random_steps"])
+    stored = agent.replay.actions[agent.replay.tree.get(np.arange(agent.replay.slots)) > 0]
+    assert len(np.unique(stored)) == 18  # the warm-up's transitions cover every action
+    agent.save(tmp_path / "ckpt")
+
+    resumed, again, ctx2 = learner(config, budget_steps=700, num_actions=18)
+    again.load(tmp_path / "ckpt")  # no saved memory: it refills, yet no random steps again
+    ctx2.frames = ctx.frames
+    resumed.train()
+    assert ctx2.steps_done == 700 and resumed.stats["random_steps"] == [0, 0]
 
 
 def test_more_actor_cpus_than_ray_has_is_a_usage_error(local_ray):

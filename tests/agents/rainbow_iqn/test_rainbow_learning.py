@@ -5,14 +5,15 @@ pole. Settings overridden for a 2-core CPU test (agent steps = frames: frames_pe
 
 * network: 128-unit MLP torso and dueling streams, N = N' = 16, K = 8 quantile samples,
   32 cosines (instead of 512 units, N = N' = 64, K = 32, 64 cosines); one torch thread;
-* schedule: learning starts after 500 steps (not 20K), one update per agent step (not 4),
-  target copy every 500 steps (not 8K), replay 20K, Adam lr 1e-3 (not 5e-5).
+* schedule: learning starts after 500 steps (not 20K), the agent acting uniformly at random
+  until then; one update per agent step (not 4), target copy every 500 steps (not 8K), replay
+  20K, Adam lr 1e-3 (not 5e-5).
 
 Everything else (noisy-net exploration with sigma0 0.5, double Q, 3-step returns, gamma 0.99,
 PER omega 0.2 with beta annealing, kappa 1, batch 32) is the agent's default. Episode returns
 are computed here from the env's rewards and end flags. The context stops the run early once
 the last 20 episodes average 120 (to keep the test fast); the budget is 10,000 agent steps.
-With seeds 0-5 it stopped after 3,500-3,900 steps (about 30 s on a busy 2-core machine).
+With seeds 0-5 it stopped after 3,400-4,100 steps (16-23 s on a busy 2-core machine).
 """
 
 from __future__ import annotations
