@@ -99,7 +99,7 @@ def test_core_imports_only_its_own_layer_and_below():
     assert not broken, "imports against the layering rule:\n" + "\n".join(broken)
 
 
-PLUGIN_DIRS = ["plugins", "agents", "examples/atari_modes/src"]
+PLUGIN_DIRS = ["plugins", "agents", "examples/atari_modes/src", "examples/minatar/src"]
 
 
 @pytest.mark.parametrize("folder", PLUGIN_DIRS)

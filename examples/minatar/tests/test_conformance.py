@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import benchgen_minatar
-
 from benchgen.testing import SuiteConformance
 
 

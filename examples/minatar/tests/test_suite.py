@@ -9,13 +9,13 @@ import inspect
 import math
 import pkgutil
 
-import benchgen_minatar
 import numpy as np
 import pytest
-from benchgen_minatar import SUITE, env
 
+import benchgen_minatar
 from benchgen.agent import AgentNeeds
 from benchgen.testing import checks
+from benchgen_minatar import SUITE, env
 
 
 def _package_game(game: str, seed: int):
