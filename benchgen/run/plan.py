@@ -128,11 +128,9 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
 
 def finetune_budget(r: ResolvedRun) -> int:
     """Budget of each fine-tuning unit, in the budget unit: ``finetune_budget`` if given, else the
-    suite's per-task protocol budget scaled like the joint budget (``budget / default_budget``),
-    so a scaled-down joint run also fine-tunes scaled down."""
-    if r.run.finetune_budget is not None:
-        return r.run.finetune_budget
-    return max(1, int(round(r.suite.default_budget * r.budget / r.suite.default_budget)))
+    suite's per-task protocol budget scaled like the joint budget: ``default_budget x (budget /
+    default_budget)``, which is the run's budget. A scaled-down joint run fine-tunes scaled down."""
+    return r.run.finetune_budget if r.run.finetune_budget is not None else r.budget
 
 
 def plan_units(r: ResolvedRun) -> list[Unit]:
