@@ -36,6 +36,19 @@ def run_cli(
     )
 
 
+def start_cli(*args, plugins: str | None = "tests.fixture_plugins.toy_suite", quiet: bool = False) -> subprocess.Popen:
+    """Start ``python -m benchgen ARGS`` in the background, for tests that signal or kill it; its
+    output is captured as text (discarded when ``quiet``: a long run would fill the pipe)."""
+    streams = (
+        {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        if quiet
+        else {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchgen", *map(str, args)], env=cli_env(plugins), cwd=REPO, **streams
+    )
+
+
 @pytest.fixture(autouse=True)
 def _fresh_registry(monkeypatch):
     from benchgen import registry

@@ -8,19 +8,15 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.conftest import REPO, cli_env, run_cli
+from tests.conftest import run_cli, start_cli
 from tests.core.test_run_resume import _check_log, _episodes
 
 
 def _start_and_wait_for_workers(out: Path) -> tuple[subprocess.Popen, list[int]]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "benchgen",
+    proc = start_cli(
         "run",
         "toy",
         "random",
@@ -37,8 +33,7 @@ def _start_and_wait_for_workers(out: Path) -> tuple[subprocess.Popen, list[int]]
         "2",
         "--set",
         "checkpoint_every=100000",
-    ]
-    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    )
     deadline = time.time() + 120
     while time.time() < deadline:
         time.sleep(0.2)
@@ -106,22 +101,9 @@ def test_unit_processes_stop_with_a_killed_parent(tmp_path):
 def test_sigterm_right_after_the_run_directory_is_made_stops_cleanly(tmp_path):
     """Issue 18 item 18: no window in which SIGTERM kills a run with exit 143 and no message."""
     out = tmp_path / "run"
-    cmd = [
-        sys.executable,
-        "-m",
-        "benchgen",
-        "run",
-        "toy",
-        "random",
-        "--tasks",
-        "count-20",
-        "--frames",
-        "4000000",
-        "--out",
-        str(out),
-        "--no-progress",
-    ]
-    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_cli(
+        "run", "toy", "random", "--tasks", "count-20", "--frames", "4000000", "--out", str(out), "--no-progress"
+    )
     for line in proc.stderr:
         if line.startswith("run directory:"):
             proc.send_signal(signal.SIGTERM)

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from benchgen.results.rundir import RunDir
-from tests.conftest import run_cli
+from tests.conftest import run_cli, start_cli
 
 
 @pytest.fixture(scope="module")
@@ -142,17 +142,10 @@ def test_a_store_locked_by_another_program_is_one_line(finished_run, tmp_path, m
 def test_a_run_directory_removed_mid_run_ends_in_one_line(tmp_path):
     """Issue 18 item 14: the run stops at its next checkpoint with one line, and does not
     recreate a partial directory that looks like a run."""
-    import subprocess
-    import sys
     import time
 
-    from tests.conftest import REPO, cli_env
-
     out = tmp_path / "run"
-    cmd = [
-        sys.executable,
-        "-m",
-        "benchgen",
+    proc = start_cli(
         "run",
         "toy",
         "random",
@@ -165,8 +158,7 @@ def test_a_run_directory_removed_mid_run_ends_in_one_line(tmp_path):
         "--out",
         str(out),
         "--no-progress",
-    ]
-    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    )
     deadline = time.time() + 60
     while not list(out.glob("units/*/checkpoints/*")) and time.time() < deadline:
         time.sleep(0.1)

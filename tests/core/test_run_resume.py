@@ -7,12 +7,10 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.conftest import REPO, cli_env, run_cli
+from tests.conftest import run_cli, start_cli
 
 
 def _episodes(run_dir: Path) -> list[dict]:
@@ -83,10 +81,7 @@ def test_run_records_config_versions_and_exports(tmp_path):
 def test_resume_after_kill_minus_9(tmp_path):
     out = tmp_path / "run"
     budget = 1_600_000
-    cmd = [
-        sys.executable,
-        "-m",
-        "benchgen",
+    proc = start_cli(
         "run",
         "toy",
         "random",
@@ -101,8 +96,8 @@ def test_resume_after_kill_minus_9(tmp_path):
         "8",
         "--set",
         "checkpoint_every=200000",
-    ]
-    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        quiet=True,
+    )
     deadline = time.time() + 60
     while time.time() < deadline:
         time.sleep(0.2)
@@ -158,10 +153,7 @@ def test_resume_after_kill_minus_9(tmp_path):
 
 def test_sigterm_saves_and_resume_completes(tmp_path):
     out = tmp_path / "run"
-    cmd = [
-        sys.executable,
-        "-m",
-        "benchgen",
+    proc = start_cli(
         "run",
         "toy",
         "random",
@@ -174,8 +166,7 @@ def test_sigterm_saves_and_resume_completes(tmp_path):
         "--out",
         str(out),
         "--no-progress",
-    ]
-    proc = subprocess.Popen(cmd, env=cli_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    )
     deadline = time.time() + 60
     while time.time() < deadline and not (out / "results.sqlite").exists():
         time.sleep(0.1)
