@@ -36,6 +36,18 @@ def run_cli(
     )
 
 
+def assert_usage_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    """The CLI's promise for bad input: exit 2, one line ``benchgen: error: ...`` holding each of
+    ``fragments``, no traceback."""
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr[-2000:]
+    assert lines[0].startswith("benchgen: error: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
 def start_cli(*args, plugins: str | None = "tests.fixture_plugins.toy_suite", quiet: bool = False) -> subprocess.Popen:
     """Start ``python -m benchgen ARGS`` in the background, for tests that signal or kill it; its
     output is captured as text (discarded when ``quiet``: a long run would fill the pipe)."""

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import run_cli
-
-
-def _assert_usage_error(proc, *fragments):
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("benchgen: error: ")
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
+from tests.conftest import assert_usage_error, run_cli
 
 
 @pytest.mark.parametrize(
@@ -42,7 +32,7 @@ def _assert_usage_error(proc, *fragments):
 def test_bad_run_input(tmp_path, args, fragments):
     out = tmp_path / "run"
     proc = run_cli(*args, *(["--out", out] if args[0] == "run" else []))
-    _assert_usage_error(proc, *fragments)
+    assert_usage_error(proc, *fragments)
     assert not out.exists(), "nothing may be written for bad input"
 
 
@@ -50,7 +40,7 @@ def test_config_file_that_does_not_parse(tmp_path):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("seed_offset: [1, 2\n")
     proc = run_cli("run", "toy", "random", "--config", cfg, "--out", tmp_path / "run")
-    _assert_usage_error(proc, "does not parse as YAML")
+    assert_usage_error(proc, "does not parse as YAML")
     assert not (tmp_path / "run").exists()
 
 
@@ -58,7 +48,7 @@ def test_config_file_with_unknown_key(tmp_path):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("agent:\n  sed_offset: 1\n")
     proc = run_cli("run", "toy", "random", "--config", cfg, "--out", tmp_path / "run")
-    _assert_usage_error(proc, "sed_offset", "did you mean 'seed_offset'")
+    assert_usage_error(proc, "sed_offset", "did you mean 'seed_offset'")
 
 
 def test_output_directory_holding_another_run(tmp_path):
@@ -67,7 +57,7 @@ def test_output_directory_holding_another_run(tmp_path):
     assert first.returncode == 0, first.stderr
     before = (out / "results.sqlite").stat().st_mtime_ns
     proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out)
-    _assert_usage_error(proc, "already holds a run", "benchgen resume")
+    assert_usage_error(proc, "already holds a run", "benchgen resume")
     assert (out / "results.sqlite").stat().st_mtime_ns == before
 
 
@@ -85,12 +75,12 @@ def test_output_directory_holding_another_run(tmp_path):
 def test_bad_score_csv(tmp_path, content, fragment):
     path = tmp_path / "scores.csv"
     path.write_text(content)
-    _assert_usage_error(run_cli("score", "toy", path), fragment)
+    assert_usage_error(run_cli("score", "toy", path), fragment)
 
 
 def test_plugin_that_fails_to_import_stops_startup():
     proc = run_cli("list", plugins="tests.fixture_plugins.toy_suite,tests.fixture_plugins.does_not_exist")
-    _assert_usage_error(proc, "error importing plugin 'tests.fixture_plugins.does_not_exist'")
+    assert_usage_error(proc, "error importing plugin 'tests.fixture_plugins.does_not_exist'")
     listing = run_cli("plugins", plugins="tests.fixture_plugins.toy_suite,tests.fixture_plugins.does_not_exist")
     assert listing.returncode == 1
     assert "tests.fixture_plugins.toy_suite" in listing.stdout and "FAILED" in listing.stdout

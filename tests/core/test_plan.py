@@ -15,7 +15,7 @@ from benchgen.registry import get_registry
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
 from benchgen.run.plan import create_run, plan_units, resolve
-from tests.conftest import run_cli
+from tests.conftest import assert_usage_error, run_cli
 
 
 def test_finetuning_budget_scales_with_the_joint_budget():
@@ -73,9 +73,7 @@ def test_the_plan_is_printed_before_the_run_starts(tmp_path):
 def test_numbers_are_validated_before_anything_is_written(tmp_path, args, fragment):
     out = tmp_path / "run"
     proc = run_cli("run", "toy", "random", "--tasks", "count-20", *args, "--out", out, "--no-progress")
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert_usage_error(proc, fragment)
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
@@ -158,9 +156,7 @@ def test_a_moved_run_resumes_from_its_checkpoint_and_a_missing_one_stops_it(tmp_
     store.close()
     shutil.rmtree(RunDir(broken).absolute(unit.last_checkpoint))
     proc = run_cli("resume", broken, "--no-progress")
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert len(lines) == 1 and "last checkpoint" in lines[0] and "missing" in lines[0], proc.stderr
+    assert_usage_error(proc, "last checkpoint", "missing")
 
 
 def test_units_round_trip_through_the_store(tmp_path):

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from benchgen.results.rundir import RunDir
-from tests.conftest import run_cli, start_cli
+from tests.conftest import assert_usage_error, run_cli, start_cli
 
 
 @pytest.fixture(scope="module")
@@ -22,26 +22,18 @@ def finished_run(tmp_path_factory):
     return out
 
 
-def _one_line_error(proc, *fragments):
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    assert len(lines) == 1 and lines[0].startswith("benchgen: error: "), proc.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-
-
 @pytest.mark.parametrize("target", ["results.sqlite", "run.json", "results.sqlite-wal", "units/x.csv"])
 def test_export_never_replaces_a_file_of_the_run(finished_run, target):
     before = {p: p.read_bytes() for p in finished_run.rglob("*") if p.is_file() and p.parent.name != "report"}
     proc = run_cli("export", finished_run, "-o", finished_run / target)
-    _one_line_error(proc, "is part of run")
+    assert_usage_error(proc, "is part of run")
     after = {p: p.read_bytes() for p in finished_run.rglob("*") if p.is_file() and p.parent.name != "report"}
     assert after == before
 
 
 def test_export_to_a_directory_or_parquet_to_stdout_is_refused(finished_run, tmp_path):
-    _one_line_error(run_cli("export", finished_run, "-o", tmp_path), "is a directory")
-    _one_line_error(run_cli("export", finished_run, "--format", "parquet", "-o", "-"), "standard output")
+    assert_usage_error(run_cli("export", finished_run, "-o", tmp_path), "is a directory")
+    assert_usage_error(run_cli("export", finished_run, "--format", "parquet", "-o", "-"), "standard output")
     assert not (finished_run.parent / "-").exists() and list(tmp_path.iterdir()) == []
 
 
@@ -60,7 +52,7 @@ def test_results_sqlite_alone_holds_every_episode_after_a_run(finished_run, tmp_
 def test_a_second_process_cannot_resume_a_run_in_use(finished_run):
     with RunDir(finished_run).lock():
         proc = run_cli("resume", finished_run, "--no-progress")
-    _one_line_error(proc, "is in use by process", str(os.getpid()))
+    assert_usage_error(proc, "is in use by process", str(os.getpid()))
     assert run_cli("resume", finished_run, "--no-progress").returncode == 0  # released with its holder
 
 
@@ -68,13 +60,13 @@ def test_an_empty_or_damaged_store_is_refused(finished_run, tmp_path):
     empty = tmp_path / "empty"
     shutil.copytree(finished_run, empty)
     (empty / "results.sqlite").write_bytes(b"")
-    _one_line_error(run_cli("resume", empty, "--no-progress"), "0 bytes")
+    assert_usage_error(run_cli("resume", empty, "--no-progress"), "0 bytes")
     assert (empty / "results.sqlite").stat().st_size == 0  # not silently re-created
     damaged = tmp_path / "damaged"
     shutil.copytree(finished_run, damaged)
     (damaged / "results.sqlite").write_bytes(b"not a database" * 100)
     for command in ("resume", "report", "export"):
-        _one_line_error(
+        assert_usage_error(
             run_cli(command, damaged, *(["--no-progress"] if command == "resume" else [])),
             "not a readable results store",
         )

@@ -12,7 +12,7 @@ import pytest
 from benchgen.registry import get_registry
 from benchgen.results.compare import build_comparison
 from tests.compare.helpers import PLUGINS, A, B, make_run
-from tests.conftest import run_cli
+from tests.conftest import assert_usage_error, run_cli
 
 
 @pytest.fixture
@@ -74,9 +74,7 @@ def test_resume_under_another_protocol_is_refused_unless_forced(tmp_path):
     meta["versions"]["gymnasium"] = "0.0.1"
     (out / "run.json").write_text(json.dumps(meta))
     proc = run_cli("resume", out, "--no-progress")
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert "protocol.max_steps (12345 -> " in lines[0] and "version.gymnasium (0.0.1 -> " in lines[0]
+    assert_usage_error(proc, "protocol.max_steps (12345 -> ", "version.gymnasium (0.0.1 -> ")
     assert "forced_resumes" not in json.loads((out / "run.json").read_text())
     proc = run_cli("resume", out, "--no-progress", "--force")
     assert proc.returncode == 0, proc.stderr[-2000:]
