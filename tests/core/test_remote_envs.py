@@ -93,10 +93,10 @@ def _episodes(out):
     return units, rows
 
 
-def test_any_agent_can_play_in_other_processes(tmp_path):
-    """A random agent whose two spawned worker processes play everything (no Ray)."""
-    out = tmp_path / "run"
-    result = run_cli(
+def _run_remote(out, *settings: str):
+    """``benchgen run chain remote_random`` for 4000 frames on two sub-environments, with ``settings``."""
+    sets = [arg for setting in settings for arg in ("--set", setting)]
+    return run_cli(
         "run",
         "chain",
         "remote_random",
@@ -106,16 +106,19 @@ def test_any_agent_can_play_in_other_processes(tmp_path):
         "4000",
         "--num-envs",
         "2",
-        "--set",
-        "workers=2",
-        "--set",
-        "chunk_steps=10",
+        *sets,
         "--out",
         out,
         "--no-progress",
         plugins=PLUGINS,
         timeout=300,
     )
+
+
+def test_any_agent_can_play_in_other_processes(tmp_path):
+    """A random agent whose two spawned worker processes play everything (no Ray)."""
+    out = tmp_path / "run"
+    result = _run_remote(out, "workers=2", "chunk_steps=10")
     assert result.returncode == 0, result.stderr[-3000:]
     units, rows = _episodes(out)
     assert len(units) == 1 and units[0][1:] == ("done", 4000)  # every remote frame counted, exactly the budget
@@ -129,26 +132,7 @@ def test_any_agent_can_play_in_other_processes(tmp_path):
 
 def test_a_forged_score_stops_the_run_and_is_not_recorded(tmp_path):
     out = tmp_path / "run"
-    result = run_cli(
-        "run",
-        "chain",
-        "remote_random",
-        "--tasks",
-        "chain-8",
-        "--frames",
-        "4000",
-        "--num-envs",
-        "2",
-        "--set",
-        "workers=1",
-        "--set",
-        "forge=score",
-        "--out",
-        out,
-        "--no-progress",
-        plugins=PLUGINS,
-        timeout=300,
-    )
+    result = _run_remote(out, "workers=1", "forge=score")
     assert result.returncode != 0 and "refused a remote episode report" in result.stderr
     units, rows = _episodes(out)
     assert rows and FORGED_SCORE not in [r[5] for r in rows]  # the real report before it was recorded
