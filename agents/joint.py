@@ -1,5 +1,5 @@
-"""Joint training (Nichol et al. 2018, "Gotta Learn Fast"): ``ppo_joint`` and
-``rainbow_joint``.
+"""Joint training (Nichol et al. 2018, "Gotta Learn Fast"): ``ppo_joint``, ``rainbow_joint``
+(the paper's two joint baselines) and ``rainbow_iqn_joint`` (SABER's agent trained the same way).
 
 A joint agent is the same algorithm as its single-task agent (same config class, factory and
 per-suite defaults): one policy over a vector env whose sub-environments play every train task
@@ -17,8 +17,8 @@ and sub-environments (not per task): ``--timesteps 1M`` trains the joint policy 
 timesteps altogether. Fine-tuning units get the suite's per-task protocol budget (or
 ``finetune_budget``).
 
-``rainbow_joint`` reuses ``benchgen_agents.rainbow_iqn``'s spec; where that package is absent
-only ``ppo_joint`` is registered. The paper's joint Rainbow drew a new training level at every
+Each joint agent reuses its single-task agent's spec (``benchgen_agents.ppo``, ``.rainbow``,
+``.rainbow_iqn``); one whose package is absent is not registered. The paper's joint Rainbow drew a new training level at every
 episode in each environment; here each sub-environment keeps its train task, which covers the
 same tasks with the same weight.
 """
@@ -29,7 +29,6 @@ import dataclasses
 import importlib
 
 from benchgen.agent import AgentSpec
-from benchgen_agents.ppo import SPECS as _PPO_SPECS
 
 
 def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
@@ -43,26 +42,41 @@ def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
     )
 
 
-def _rainbow_spec() -> AgentSpec | None:
+def _spec_of(module_name: str, agent: str) -> AgentSpec | None:
+    """The spec named ``agent`` of ``benchgen_agents.MODULE_NAME``; None if that package is absent."""
     try:
-        module = importlib.import_module("benchgen_agents.rainbow_iqn")
+        module = importlib.import_module(f"benchgen_agents.{module_name}")
     except ModuleNotFoundError as exc:
-        if exc.name == "benchgen_agents.rainbow_iqn":
+        if exc.name == f"benchgen_agents.{module_name}":
             return None
         raise
-    return next((s for s in module.SPECS if s.name == "rainbow_iqn"), None)
+    return next((s for s in module.SPECS if s.name == agent), None)
+
+
+#: (joint agent, its single-task agent's module and name, description)
+JOINT_AGENTS = (
+    ("ppo_joint", "ppo", "ppo", "PPO trained jointly on a split's train tasks (Nichol et al. 2018)"),
+    (
+        "rainbow_joint",
+        "rainbow",
+        "rainbow",
+        "Rainbow (C51) trained jointly on a split's train tasks (Nichol et al. 2018)",
+    ),
+    (
+        "rainbow_iqn_joint",
+        "rainbow_iqn",
+        "rainbow_iqn",
+        "Rainbow-IQN trained jointly on a split's train tasks (Nichol et al. 2018's procedure)",
+    ),
+)
 
 
 def _specs() -> list[AgentSpec]:
-    ppo = next(s for s in _PPO_SPECS if s.name == "ppo")
-    specs = [joint_variant(ppo, "ppo_joint", "PPO trained jointly on a split's train tasks (Nichol et al. 2018)")]
-    rainbow = _rainbow_spec()
-    if rainbow is not None:
-        specs.append(
-            joint_variant(
-                rainbow, "rainbow_joint", "Rainbow-IQN trained jointly on a split's train tasks (Nichol et al. 2018)"
-            )
-        )
+    specs = []
+    for name, module_name, agent, description in JOINT_AGENTS:
+        spec = _spec_of(module_name, agent)
+        if spec is not None:
+            specs.append(joint_variant(spec, name, description))
     return specs
 
 

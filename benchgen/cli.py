@@ -225,13 +225,14 @@ def cmd_plugins(args) -> int:
 def cmd_list(args) -> int:
     reg = args.registry
     if args.suite is None:
+        width = max(14, *(len(n) for n in [*reg.suites, *reg.agents]))
         print("suites:")
         for name, suite in sorted(reg.suites.items()):
-            print(f"  {name:14} {len(suite.tasks()):3} tasks  {suite.description}")
+            print(f"  {name:{width}} {len(suite.tasks()):3} tasks  {suite.description}")
         print("agents:")
         for name, spec in sorted(reg.agents.items()):
             kind = " (joint)" if spec.joint else ""
-            print(f"  {name:14} {spec.description}{kind}")
+            print(f"  {name:{width}} {spec.description}{kind}")
         return 0
     suite = reg.suite(args.suite)
     print(f"{suite.name}: {suite.description}")

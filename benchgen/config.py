@@ -94,21 +94,25 @@ def suite_values(config_class: type, suite: Any) -> dict[str, Any]:
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """Field docstrings of a dataclass (the string literal after each field), for help texts."""
+    """Field docstrings of a dataclass (the string literal after each field), for help texts; a
+    field a subclass redefines takes the subclass's docstring, one it inherits its base's."""
     import ast
     import inspect
     import textwrap
 
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    except (OSError, TypeError):
-        return {}
     docs: dict[str, str] = {}
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    for node, nxt in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
-                docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    for klass in reversed(cls.__mro__):  # bases first, so subclasses override
+        if klass is object or not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError):
+            continue
+        body = tree.body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:]):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
+                    docs[node.target.id] = " ".join(str(nxt.value.value).split())
     return docs
 
 

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchgen_agents.rainbow_iqn.replay import END, PAD, PrioritizedReplay
+from benchgen_agents.value_based.replay import END, PAD, PrioritizedReplay
 
 FLOOR = 84 * 84  # one uint8 frame
 

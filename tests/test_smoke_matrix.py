@@ -38,6 +38,26 @@ TINY = {
         batch_size=8,
         log_every_updates=10,
     ),
+    "rainbow": dict(
+        hidden_size=32,
+        mlp_hidden_size=32,
+        num_atoms=11,
+        replay_capacity=2000,
+        learning_starts_frames=400,
+        target_update_frames=400,
+        batch_size=8,
+        log_every_updates=10,
+    ),
+    "dqn": dict(
+        hidden_size=32,
+        mlp_hidden_size=32,
+        replay_capacity=2000,
+        learning_starts_frames=400,
+        target_update_frames=400,
+        epsilon_decay_frames=800,
+        batch_size=8,
+        log_every_updates=10,
+    ),
     "ppo": dict(n_steps=32, batch_size=32, n_epochs=1),
 }
 

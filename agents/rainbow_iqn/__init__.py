@@ -1,8 +1,8 @@
 """Rainbow-IQN: Rainbow with an implicit quantile head (SABER, Toromanoff et al. 2019, section 4).
 
-``config.py`` (torch-free) holds the settings; ``networks.py``, ``replay.py`` and ``agent.py``
-the algorithm; ``apex.py`` the distributed variant (``--set actors=N``: Ape-X actors on Ray, one
-learner). torch is imported only when an agent is built, so ``benchgen list`` stays fast; Ray
+``config.py`` (torch-free) holds the settings; ``agent.py`` the agent, built from
+``benchgen_agents.value_based``'s parts (the implicit quantile head among them); ``apex.py``
+the distributed variant (``--set actors=N``: Ape-X actors on Ray, one learner). torch is imported only when an agent is built, so ``benchgen list`` stays fast; Ray
 only when ``actors > 0``.
 """
 

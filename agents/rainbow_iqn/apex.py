@@ -63,9 +63,8 @@ import torch
 
 from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
-from benchgen_agents.rainbow_iqn.agent import IQNCore
-from benchgen_agents.rainbow_iqn.networks import IQNNetwork
-from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
+from benchgen_agents.value_based.implicit_quantiles import ImplicitQuantileHead
+from benchgen_agents.value_based.replay import PrioritizedReplay
 
 RAY_MISSING = "Ray is not installed; pip install 'benchgen[ray]'"
 
@@ -101,7 +100,7 @@ def local_capacity(config, num_envs: int) -> int:
     return num_envs * ((config.actor_chunk_steps + config.n_step) * (S + 1) + 2 * S + 4)
 
 
-class ApexActor(IQNCore):
+class ApexActor(ImplicitQuantileHead):
     """One Ape-X actor (run as a Ray actor by :class:`ApexLearner`; plain Python otherwise)."""
 
     def __init__(
@@ -146,7 +145,7 @@ class ApexActor(IQNCore):
         self.obs_shape, self.obs_dtype = tuple(obs_shape), np.dtype(obs_dtype)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.online = IQNNetwork(self.obs_shape, num_actions, config).requires_grad_(False)
+            self.online = self.build_network(self.obs_shape, num_actions).requires_grad_(False)
         self.target = copy.deepcopy(self.online)
         self.generator = torch.Generator()
         self.generator.manual_seed(seed)
@@ -223,7 +222,7 @@ class ApexActor(IQNCore):
             if t < random_steps:  # the unit's warm-up: uniform over all actions
                 actions[t] = self.action_rng.integers(self.num_actions, size=E)
             else:
-                actions[t] = self._argmax_actions(obs[t])
+                actions[t] = self.greedy_actions(obs[t])
             next_obs, rewards[t], terminated[t], truncated[t], infos = self.env.step(actions[t])
             done = terminated[t] | truncated[t]
             final = None

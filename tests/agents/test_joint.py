@@ -1,4 +1,4 @@
-"""Joint agents (Nichol et al. 2018): ``ppo_joint`` and ``rainbow_joint`` specs, and the runner's
+"""Joint agents (Nichol et al. 2018): ``ppo_joint``, ``rainbow_joint`` and ``rainbow_iqn_joint`` specs, and the runner's
 joint -> zero-shot -> fine-tune chain end to end, checked in the results store: episodes per
 phase and task, per-task scores in the report, and checkpoint provenance."""
 
@@ -29,10 +29,16 @@ def test_joint_specs_share_the_single_task_algorithms():
         base.default_num_envs,
     )
     if importlib.util.find_spec("benchgen_agents.rainbow_iqn") is not None:
-        from benchgen_agents.rainbow_iqn import SPECS as RAINBOW
+        from benchgen_agents.rainbow import SPECS as RAINBOW
+        from benchgen_agents.rainbow_iqn import SPECS as RAINBOW_IQN
 
-        rj = specs["rainbow_joint"]
-        assert rj.joint and (rj.config_class, rj.factory) == (RAINBOW[0].config_class, RAINBOW[0].factory)
+        rj, iqn = specs["rainbow_joint"], specs["rainbow_iqn_joint"]
+        assert rj.joint and (rj.config_class, rj.factory, rj.suite_defaults) == (
+            RAINBOW[0].config_class,
+            RAINBOW[0].factory,
+            RAINBOW[0].suite_defaults,
+        )
+        assert iqn.joint and (iqn.config_class, iqn.factory) == (RAINBOW_IQN[0].config_class, RAINBOW_IQN[0].factory)
 
 
 def _store(out: Path):
@@ -287,14 +293,24 @@ def test_ppo_joint_chain_on_atari(tmp_path):
     importlib.util.find_spec("benchgen_agents.rainbow_iqn.agent") is None,
     reason="the rainbow_iqn agent is not in this checkout",
 )
-def test_rainbow_joint_chain_on_platformer(tmp_path):
-    """Rainbow-IQN through the chain on 40-step episodes, with small quantile samples and batches
-    (CPU time); it learns from frame 400 on."""
+@pytest.mark.parametrize(
+    "agent, head_settings",
+    [
+        ("rainbow_joint", ["--set", "num_atoms=11"]),
+        (
+            "rainbow_iqn_joint",
+            ["--set", "num_tau_samples=8", "--set", "num_tau_prime_samples=8", "--set", "num_quantile_samples=8"],
+        ),
+    ],
+)
+def test_rainbow_joint_chain_on_platformer(tmp_path, agent, head_settings):
+    """Rainbow (C51) and Rainbow-IQN through the chain on 40-step episodes, with small heads and
+    batches (CPU time); they learn from frame 400 on."""
     out = tmp_path / "run"
     proc = run_cli(
         "run",
         "platformer",
-        "rainbow_joint",
+        agent,
         "--split",
         "sprint",
         "--timesteps",
@@ -310,12 +326,7 @@ def test_rainbow_joint_chain_on_platformer(tmp_path):
         "target_update_frames=200",
         "--set",
         "batch_size=8",
-        "--set",
-        "num_tau_samples=8",
-        "--set",
-        "num_tau_prime_samples=8",
-        "--set",
-        "num_quantile_samples=8",
+        *head_settings,
         "--set",
         "run.zeroshot_episodes=1",
         "--num-envs",

@@ -64,7 +64,7 @@ PPO_TINY = [
     "--set",
     "checkpoint_every=1000000",
 ]
-TINY = {"rainbow_iqn": RAINBOW_TINY, "rainbow_joint": RAINBOW_TINY, "ppo": PPO_TINY, "ppo_joint": PPO_TINY}
+TINY = {"rainbow_iqn": RAINBOW_TINY, "rainbow_iqn_joint": RAINBOW_TINY, "ppo": PPO_TINY, "ppo_joint": PPO_TINY}
 
 
 def _episodes(run_dir: Path) -> list[dict]:
@@ -154,7 +154,7 @@ def test_learning_agent_end_to_end(benchgen, tmp_path, agent):
     assert json.loads((out / "run.json").read_text())["agent"] == agent
 
 
-@pytest.mark.parametrize("agent", ["rainbow_joint", "ppo_joint"])
+@pytest.mark.parametrize("agent", ["rainbow_iqn_joint", "ppo_joint"])
 def test_joint_training_zero_shot_and_fine_tuning(benchgen, tmp_path, agent):
     if agent not in _agents(benchgen):
         pytest.skip(f"joint agent '{agent}' is not installed")

@@ -127,15 +127,14 @@ def test_seeds_give_distinct_games_to_units_and_sub_environments():
 
 def test_frames_need_is_a_flat_vector_the_shared_agents_take():
     from benchgen_agents.ppo.agent import choose_policy
-    from benchgen_agents.rainbow_iqn.agent import check_spaces
-    from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig
+    from benchgen_agents.value_based.agent import check_spaces
 
     vec = SUITE.make_env(["breakout", "seaquest"], seed=0)
     wrapped = SUITE.agent_wrappers(vec, AgentNeeds())
     space = wrapped.single_observation_space
     assert space.shape == (env.OBSERVATION_CHANNELS * env.GRID * env.GRID,) and space.dtype == np.float32
     assert choose_policy("auto", space) == "MlpPolicy"
-    assert check_spaces(space, wrapped.single_action_space, RainbowIQNConfig())[1] == np.float32
+    assert check_spaces("rainbow_iqn", space, wrapped.single_action_space, frame_stack=4)[1] == np.float32
     raw = SUITE.make_env(["breakout", "seaquest"], seed=0)
     try:
         obs, _ = wrapped.reset(seed=3)

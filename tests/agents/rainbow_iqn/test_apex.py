@@ -20,7 +20,7 @@ from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
 from benchgen.remote import EpisodeInbox
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
-from benchgen_agents.rainbow_iqn.replay import PrioritizedReplay
+from benchgen_agents.value_based.replay import PrioritizedReplay
 from tests.agents.agent_harness import environment_of
 from tests.conftest import REPO, cli_env, run_cli
 from tests.fixture_plugins.vector_suite import SUITE, ChainEnvFactory, ChainVectorEnv
@@ -259,7 +259,7 @@ def test_an_actor_acts_uniformly_over_all_actions_for_its_random_steps_then_by_i
     actor = ApexActor(factory, 2, config, agent.obs_shape, agent.obs_dtype, 18, 0, 5, online, target)
     assert actor.ready() == 2
     asked = []
-    actor._argmax_actions = lambda obs: asked.append(len(obs)) or np.full(len(obs), 7)
+    actor.greedy_actions = lambda obs: asked.append(len(obs)) or np.full(len(obs), 7)
     chunk = actor.collect(1000, random_steps=900)
     random_part, after = chunk["actions"][:900].ravel(), chunk["actions"][900:].ravel()
     counts = np.bincount(random_part, minlength=18)

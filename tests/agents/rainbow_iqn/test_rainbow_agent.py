@@ -79,12 +79,12 @@ def test_unsupported_spaces_are_usage_errors_before_training(obs_space, act_spac
 
 def test_pixel_and_vector_torsos_are_chosen_from_the_space():
     pixels = make_agent(tiny_config(), AgentEnvironment(BOX_IMAGES, gym.spaces.Discrete(18)))
-    assert isinstance(pixels.online.torso[0], torch.nn.Conv2d)
+    assert isinstance(pixels.online.torso.body[0], torch.nn.Conv2d)
     assert pixels.online.torso(torch.zeros(1, 4, 84, 84)).shape == (1, 3136)  # Nature CNN
     vector = make_agent(
         tiny_config(), AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2))
     )
-    assert isinstance(vector.online.torso[0], torch.nn.Linear)
+    assert isinstance(vector.online.torso.body[0], torch.nn.Linear)
     out = pixels.online(torch.zeros(3, 4, 84, 84, dtype=torch.uint8), torch.rand(3, 5))
     assert out.shape == (3, 5, 18)
 
@@ -157,7 +157,7 @@ def test_greedy_acting_ignores_noise_and_restores_it():
     agent.online.reset_noise(agent.generator)  # different noise must not change greedy actions
     agent.generator.set_state(state)  # same tau draws
     assert np.array_equal(agent.act(obs, greedy=True), first)
-    assert all(layer.noise_enabled for layer in agent.online.noisy_layers)
+    assert all(layer.noise_enabled for layer in agent.online.streams.noisy_layers)
     assert agent.act(obs[0]).shape == ()  # a single observation gives a single action
 
 
@@ -219,5 +219,5 @@ def test_without_saved_replay_learning_waits_for_a_refill(tmp_path):
     env = cartpole(steps_done=200)
     restored.learn(env, Context(env, 250, seed=1))  # 50 steps < learning_starts (64)
     assert restored.counters["updates"] == updates
-    with pytest.raises(UsageError, match="no Rainbow-IQN checkpoint"):
+    with pytest.raises(UsageError, match="no rainbow_iqn checkpoint"):
         restored.load(tmp_path / "elsewhere")

@@ -13,7 +13,7 @@ from benchgen.agent import AgentEnvironment
 from benchgen.config import field_docs
 from benchgen.errors import UsageError
 from benchgen_agents.rainbow_iqn import SPECS, RainbowIQNConfig
-from benchgen_agents.rainbow_iqn.config import check_replay_fits
+from benchgen_agents.value_based.config import check_replay_fits
 
 
 def test_defaults_are_the_papers_and_frames_convert_to_agent_steps():

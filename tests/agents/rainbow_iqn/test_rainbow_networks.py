@@ -8,9 +8,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from benchgen_agents.rainbow_iqn.networks import IQNNetwork, NoisyLinear
+from benchgen_agents.value_based.implicit_quantiles import IQNNetwork
+from benchgen_agents.value_based.layers import NoisyLinear
 
-CFG = SimpleNamespace(mlp_hidden_size=16, cosine_embedding_dim=8, noisy_sigma0=0.5, hidden_size=12)
+CFG = SimpleNamespace(mlp_hidden_size=16, cosine_embedding_dim=8, noisy_sigma0=0.5, hidden_size=12, dueling=True)
 
 
 @pytest.mark.parametrize("rows", [1, 3, 200])  # the few-rows (factorised) and the materialised paths
@@ -56,7 +57,7 @@ def test_dueling_head_ignores_a_constant_added_to_every_advantage():
     x, taus = torch.randn(5, 4), torch.rand(5, 7)
     before = net(x, taus)
     with torch.no_grad():
-        net.advantage_out.bias_mu += 10.0  # Q = V + A - mean(A): unchanged
+        net.streams.advantage_out.bias_mu += 10.0  # Q = V + A - mean(A): unchanged
     torch.testing.assert_close(net(x, taus), before)
     assert before.shape == (5, 7, 3) and before.dtype == torch.float32
 
@@ -64,4 +65,4 @@ def test_dueling_head_ignores_a_constant_added_to_every_advantage():
 def test_pixels_are_scaled_to_unit_range():
     net = IQNNetwork((4, 84, 84), 18, CFG)
     frames = torch.randint(0, 256, (2, 4, 84, 84), dtype=torch.uint8)
-    torch.testing.assert_close(net.features(frames), net.torso(frames.float() / 255.0))
+    torch.testing.assert_close(net.features(frames), net.torso.body(frames.float() / 255.0))

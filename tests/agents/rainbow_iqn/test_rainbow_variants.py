@@ -66,10 +66,10 @@ def test_every_value_of_every_variant_is_documented_on_its_field_with_its_source
         assert field in docs["variant"]
 
 
-def test_rainbow_joint_has_the_same_variants():
+def test_rainbow_iqn_joint_has_the_same_variants():
     from benchgen_agents.joint import SPECS as JOINT
 
-    joint = next(s for s in JOINT if s.name == "rainbow_joint")
+    joint = next(s for s in JOINT if s.name == "rainbow_iqn_joint")
     assert joint.variants == VARIANTS
 
 

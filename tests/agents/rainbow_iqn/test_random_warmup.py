@@ -38,7 +38,7 @@ def agent_with_counted_policy(cfg=None):
         calls.append(len(obs))
         return np.full(len(obs), POLICY_ACTION)
 
-    agent._argmax_actions = policy
+    agent.greedy_actions = policy
     return agent, calls
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchgen_agents.rainbow_iqn.replay import SumTree
+from benchgen_agents.value_based.replay import SumTree
 
 
 def test_sampling_proportions_match_priorities():

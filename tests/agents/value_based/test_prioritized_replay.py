@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from benchgen.errors import UsageError
-from benchgen_agents.rainbow_iqn.replay import PRIORITY_EPS, PrioritizedReplay
-from tests.agents.rainbow_iqn.replay_sim import ScriptedStreams, decode
+from benchgen_agents.value_based.replay import PRIORITY_EPS, PrioritizedReplay
+from tests.agents.value_based.replay_sim import ScriptedStreams, decode
 
 GAMMA = 0.9
 

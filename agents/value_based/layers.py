@@ -1,14 +1,15 @@
-"""Rainbow-IQN's network: torso psi(x), quantile embedding phi(tau), dueling noisy head f.
+"""Network parts of the value-based agents: torsos, noisy linear layers, action-value streams.
 
-IQN (Dabney et al. 2018, section 3.1) computes the tau-quantile of the return of every action
-as ``Z_tau(x, .) = f(psi(x) * phi(tau))`` (elementwise product). Here:
+* :func:`nature_cnn`: the DQN torso (Mnih et al. 2015) on uint8 frames scaled to [0, 1];
+  :func:`mlp_torso` stands in for it on flat vector observations (:func:`build_torso` picks).
+* :class:`NoisyLinear`: factorised Gaussian noisy layers (Fortunato et al. 2018, "NoisyNet").
+* :class:`ActionValueStreams`: features -> ``outputs`` numbers per action, through one stream
+  (Nature DQN: hidden layer, then one output layer) or the dueling streams of Wang et al. 2016
+  (eq. 9: ``V + A - mean_a A``), with plain or noisy layers. The distributional heads use
+  ``outputs`` for their atoms (C51) and the expected-value head uses 1.
 
-* psi: the Nature-DQN CNN (Mnih et al. 2015) on uint8 frames scaled to [0, 1], or a two-layer
-  MLP for flat vector observations;
-* phi (IQN eq. 4, with i = 1..n as in SABER's code; the i = 0 term is a constant the bias
-  absorbs): ``phi_j(tau) = ReLU(sum_i cos(pi * i * tau) w_ij + b_j)``;
-* f: Rainbow's dueling streams (Wang et al. 2016 eq. 9) built from factorised noisy linear
-  layers (Fortunato et al. 2018), ``Q = V + A - mean_a A``.
+Every network here exposes ``reset_noise(generator)`` and ``set_noise(enabled)``; both do
+nothing for a network without noisy layers, so the agents' loop draws noise unconditionally.
 """
 
 from __future__ import annotations
@@ -85,45 +86,70 @@ def mlp_torso(in_features: int, hidden: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
 
 
-class IQNNetwork(nn.Module):
-    """Maps (observations, taus) to quantile values ``Z_tau(x, a)`` of shape (B, T, A)."""
+class Torso(nn.Module):
+    """psi(x): the Nature CNN for (C, H, W) uint8 frames (scaled to [0, 1] here, on the device:
+    the replay keeps them uint8), the MLP torso for flat vectors. ``features`` is its output width."""
 
-    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config):
+    def __init__(self, obs_shape: tuple[int, ...], mlp_hidden_size: int):
         super().__init__()
         self.pixels = len(obs_shape) == 3
-        self.num_actions = num_actions
-        self.torso = nature_cnn(obs_shape[0]) if self.pixels else mlp_torso(obs_shape[0], config.mlp_hidden_size)
+        self.body = nature_cnn(obs_shape[0]) if self.pixels else mlp_torso(obs_shape[0], mlp_hidden_size)
         with torch.no_grad():
-            features = self.torso(torch.zeros(1, *obs_shape)).shape[1]
-        n = config.cosine_embedding_dim
-        self.register_buffer("cos_freq", torch.arange(1, n + 1, dtype=torch.float32) * math.pi)
-        self.tau_embedding = nn.Linear(n, features)
-        sigma0, hidden = config.noisy_sigma0, config.hidden_size
-        self.value_hidden = NoisyLinear(features, hidden, sigma0)
-        self.value_out = NoisyLinear(hidden, 1, sigma0)
-        self.advantage_hidden = NoisyLinear(features, hidden, sigma0)
-        self.advantage_out = NoisyLinear(hidden, num_actions, sigma0)
-        self.noisy_layers = [self.value_hidden, self.value_out, self.advantage_hidden, self.advantage_out]
+            self.features = int(self.body(torch.zeros(1, *obs_shape)).shape[1])
 
-    def features(self, obs: torch.Tensor) -> torch.Tensor:
-        """psi(x): uint8 frames are scaled to [0, 1] on the device (the replay keeps them uint8)."""
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = obs.float() / 255.0 if self.pixels else obs.float()
-        return self.torso(x)
+        return self.body(x)
 
-    def quantiles(self, features: torch.Tensor, taus: torch.Tensor) -> torch.Tensor:
-        """f(psi(x) * phi(tau)) for features (B, F) and taus (B, T) -> (B, T, A)."""
-        batch, num_taus = taus.shape
-        phi = F.relu(self.tau_embedding(torch.cos(taus.unsqueeze(-1) * self.cos_freq)))  # IQN eq. 4
-        h = (features.unsqueeze(1) * phi).reshape(batch * num_taus, -1)  # psi(x) (.) phi(tau)
-        value = self.value_out(F.relu(self.value_hidden(h)))
-        advantage = self.advantage_out(F.relu(self.advantage_hidden(h)))
-        q = value + advantage - advantage.mean(dim=1, keepdim=True)  # dueling, Wang et al. eq. 9
-        return q.view(batch, num_taus, self.num_actions).float()  # float32 even under bfloat16 autocast
 
-    def forward(self, obs: torch.Tensor, taus: torch.Tensor) -> torch.Tensor:
-        return self.quantiles(self.features(obs), taus)
+def linear(in_features: int, out_features: int, noisy_sigma0: float | None) -> nn.Module:
+    """A noisy layer with ``noisy_sigma0`` (Rainbow), a plain one when it is None (DQN)."""
+    if noisy_sigma0 is None:
+        return nn.Linear(in_features, out_features)
+    return NoisyLinear(in_features, out_features, noisy_sigma0)
+
+
+class ActionValueStreams(nn.Module):
+    """Features (B, F) -> (B, A, outputs): ``outputs`` numbers per action.
+
+    ``dueling=False``: Nature DQN's head, a hidden ReLU layer of ``hidden`` units and an output
+    layer of ``A * outputs``. ``dueling=True``: a value stream (``outputs`` numbers) and an
+    advantage stream (``A * outputs``), each with its own hidden layer, combined per output as
+    ``V + A - mean_a A`` (Wang et al. 2016, eq. 9; Rainbow applies it to the atoms' logits).
+    Layers are noisy when ``noisy_sigma0`` is given.
+    """
+
+    def __init__(
+        self,
+        features: int,
+        hidden: int,
+        num_actions: int,
+        outputs: int = 1,
+        dueling: bool = True,
+        noisy_sigma0: float | None = None,
+    ):
+        super().__init__()
+        self.num_actions, self.outputs, self.dueling = num_actions, outputs, dueling
+        if dueling:
+            self.value_hidden = linear(features, hidden, noisy_sigma0)
+            self.value_out = linear(hidden, outputs, noisy_sigma0)
+            self.advantage_hidden = linear(features, hidden, noisy_sigma0)
+            self.advantage_out = linear(hidden, num_actions * outputs, noisy_sigma0)
+        else:
+            self.hidden = linear(features, hidden, noisy_sigma0)
+            self.out = linear(hidden, num_actions * outputs, noisy_sigma0)
+        self.noisy_layers = [m for m in self.children() if isinstance(m, NoisyLinear)]
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        rows = h.shape[0]
+        if not self.dueling:
+            return self.out(F.relu(self.hidden(h))).view(rows, self.num_actions, self.outputs)
+        value = self.value_out(F.relu(self.value_hidden(h))).view(rows, 1, self.outputs)
+        advantage = self.advantage_out(F.relu(self.advantage_hidden(h))).view(rows, self.num_actions, self.outputs)
+        return value + advantage - advantage.mean(dim=1, keepdim=True)
 
     def reset_noise(self, generator: torch.Generator) -> None:
+        """Fresh noise in every noisy layer (nothing to do without them)."""
         for layer in self.noisy_layers:
             layer.reset_noise(generator)
 

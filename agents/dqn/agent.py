@@ -1,0 +1,61 @@
+"""DQN (Mnih et al. 2015, "Human-level control through deep reinforcement learning").
+
+The parts, from ``benchgen_agents.value_based``:
+
+* network and loss: :class:`~benchgen_agents.value_based.expected_value.ExpectedValueHead`
+  (Nature torso, 512-unit hidden layer, one Q per action; Huber loss = the paper's error
+  clipping; bootstrap from the target net's max);
+* learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` with 1-step returns and
+  uniform replay (priority exponent 0), random actions during the replay start, one update
+  per 4 agent steps, a target copy every 10K agent steps;
+* exploration: epsilon-greedy, epsilon annealed linearly from 1 to 0.1 over the first million
+  agent steps after the replay start (as DeepMind's released code and Dopamine count them);
+* optimizer: RMSProp with the paper's momentum and minimum squared gradient (below).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from benchgen_agents.dqn.config import DQNConfig
+from benchgen_agents.value_based.agent import ValueBasedAgent
+from benchgen_agents.value_based.expected_value import ExpectedValueHead
+
+
+class DQNAgent(ExpectedValueHead, ValueBasedAgent):
+    """DQN; see the module docstring."""
+
+    name = "dqn"
+    config: DQNConfig
+
+    def make_optimizer(self, parameters) -> torch.optim.Optimizer:
+        # Nature DQN's RMSProp (DeepMind's variant, centered): squared-gradient and gradient
+        # momentum 0.95, step lr * g / sqrt(E[g^2] - E[g]^2 + 0.01). torch's centered RMSprop adds
+        # its eps outside the square root: sqrt(v) + eps with eps = sqrt(0.01) = 0.1 bounds the
+        # paper's denominator within a factor sqrt(2) and equals it where either term dominates.
+        cfg = self.config
+        return torch.optim.RMSprop(
+            parameters,
+            lr=cfg.learning_rate,
+            alpha=cfg.rmsprop_decay,
+            eps=cfg.rmsprop_min_squared_gradient**0.5,
+            centered=True,
+        )
+
+    def epsilon(self) -> float:
+        """Linear annealing from ``epsilon_start`` to ``epsilon_end`` over
+        ``epsilon_decay_steps`` agent steps, starting when learning starts; counted in the
+        agent's own steps (saved in checkpoints), so a resumed run continues the schedule and an
+        agent fine-tuned from a trained one keeps ``epsilon_end``."""
+        cfg = self.config
+        progress = (self.counters["agent_steps"] - cfg.learning_starts_steps) / cfg.epsilon_decay_steps
+        return cfg.epsilon_end + (cfg.epsilon_start - cfg.epsilon_end) * float(np.clip(1.0 - progress, 0.0, 1.0))
+
+    def explore_actions(self, obs: np.ndarray) -> np.ndarray:
+        """Epsilon-greedy: each sub-environment's action is uniform over all actions with
+        probability epsilon, greedy otherwise (Nature DQN)."""
+        actions = self.greedy_actions(obs)
+        explore = self.np_rng.random(len(actions)) < self.epsilon()
+        actions[explore] = self.random_actions(int(explore.sum()))
+        return actions

@@ -1,0 +1,32 @@
+"""Rainbow (Hessel et al. 2018): the C51 agent of the SABER and Gotta Learn Fast baselines.
+
+``config.py`` (torch-free) holds the settings and the Sonic defaults; ``agent.py`` the agent,
+built from ``benchgen_agents.value_based``'s parts. torch is imported only when an agent is
+built, so ``benchgen list`` stays fast.
+"""
+
+from __future__ import annotations
+
+from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.rainbow.config import SONIC_DEFAULTS, RainbowConfig
+
+
+def make_agent(config: RainbowConfig, environment: AgentEnvironment):
+    """Factory for the registry: builds :class:`~benchgen_agents.rainbow.agent.RainbowAgent`."""
+    from benchgen_agents.rainbow.agent import RainbowAgent
+
+    return RainbowAgent(config, environment)
+
+
+SPECS = [
+    AgentSpec(
+        name="rainbow",
+        config_class=RainbowConfig,
+        factory=make_agent,
+        description="Rainbow (Hessel et al. 2018): C51 head, dueling noisy nets, double Q, 3-step PER replay",
+        default_num_envs=1,
+        suite_defaults={"sonic": dict(SONIC_DEFAULTS)},  # Gotta Learn Fast section 4.2
+    )
+]
+
+__all__ = ["SPECS", "RainbowConfig", "make_agent"]

@@ -1,0 +1,30 @@
+"""Rainbow (Hessel et al. 2018): C51 head, dueling noisy nets, double Q, 3-step prioritized replay.
+
+The parts, from ``benchgen_agents.value_based``:
+
+* network and loss: :class:`~benchgen_agents.value_based.categorical.CategoricalHead` (Nature
+  torso, dueling noisy streams over 51 atoms; C51 projection and cross-entropy, which is also
+  the priority; double-Q bootstrap action from the online net's mean);
+* learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` (random warm-up, noisy
+  exploration, frame-once n-step prioritized replay, one update per 4 agent steps, target copies);
+* optimizer: Adam with Rainbow's learning rate and epsilon (below).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from benchgen_agents.rainbow.config import RainbowConfig
+from benchgen_agents.value_based.agent import ValueBasedAgent
+from benchgen_agents.value_based.categorical import CategoricalHead
+
+
+class RainbowAgent(CategoricalHead, ValueBasedAgent):
+    """Rainbow; see the module docstring."""
+
+    name = "rainbow"
+    config: RainbowConfig
+
+    def make_optimizer(self, parameters) -> torch.optim.Optimizer:
+        # Rainbow table 1: Adam, lr 6.25e-5, eps 1.5e-4.
+        return torch.optim.Adam(parameters, lr=self.config.learning_rate, eps=self.config.adam_eps, fused=True)

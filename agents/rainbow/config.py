@@ -1,0 +1,70 @@
+"""Rainbow settings (Hessel et al. 2018, "Rainbow: Combining Improvements in Deep Reinforcement
+Learning", table 1 and section "Hyper-parameter tuning"), every field with its source.
+
+The settings shared with DQN and Rainbow-IQN come from
+:class:`~benchgen_agents.value_based.config.ValueBasedConfig`, whose defaults are Rainbow's
+already (n = 3, double Q, dueling, PER omega 0.5 and beta 0.4 -> 1, replay 1M, learning start
+80K frames, target copy every 32K frames, one update per 4 agent steps, batch 32, gamma 0.99,
+rewards clipped to [-1, 1]); the fields below are the C51 head, the noisy nets and Adam.
+
+On Sonic the defaults are Gotta Learn Fast's (Nichol et al. 2018, section 4.2, and
+:data:`SONIC_DEFAULTS`): Vmax = 200, replay 0.5M, no hyperparameter schedules (beta stays at its
+initial 0.4), rewards not clipped (the suite's allow-backtracking reward is what the agent
+learns from; Vmax = 200 "accounts for Sonic's reward scale").
+
+This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchgen.errors import UsageError
+from benchgen_agents.value_based.config import ValueBasedConfig, check_int, check_number
+
+#: ``suite_defaults["sonic"]``: Gotta Learn Fast section 4.2. "We set Vmax = 200 to account for
+#: Sonic's reward scale" (v_min mirrors it, as in OpenAI's retro-baselines Rainbow agent for the
+#: same benchmark: min_val=-200); "a replay buffer size of 0.5M instead of 1M"; "we do not use
+#: hyper-parameter schedules; rather, we simply use the initial values of the schedules" (beta
+#: 0.4 throughout); rewards are the suite's learning reward, unclipped.
+SONIC_DEFAULTS: dict[str, object] = {
+    "v_min": -200.0,
+    "v_max": 200.0,
+    "replay_capacity": 500_000,
+    "priority_weight_end": 0.4,
+    "reward_clip": 0.0,
+}
+
+
+@dataclass
+class RainbowConfig(ValueBasedConfig):
+    """Rainbow: C51 head, dueling noisy nets, double Q, 3-step returns, prioritized replay."""
+
+    # -- distributional head (C51, Bellemare et al. 2017) --------------------------------------
+    num_atoms: int = 51
+    """Atoms of the return distribution's support (C51, Rainbow: 51)."""
+    v_min: float = -10.0
+    """Smallest atom (Rainbow: -10; Sonic: -200)."""
+    v_max: float = 10.0
+    """Largest atom (Rainbow: 10; Sonic, Gotta Learn Fast: 200)."""
+
+    # -- exploration ---------------------------------------------------------------------------
+    noisy_sigma0: float = 0.5
+    """Initial noise scale of the factorised noisy layers, sigma_i = sigma0 / sqrt(fan_in)
+    (NoisyNet, Rainbow: 0.5). Rainbow uses no epsilon-greedy exploration."""
+
+    # -- optimisation --------------------------------------------------------------------------
+    learning_rate: float = 6.25e-5
+    """Adam learning rate (Rainbow: 0.0000625)."""
+    adam_eps: float = 1.5e-4
+    """Adam epsilon (Rainbow: 1.5e-4)."""
+
+    def _validate(self) -> None:
+        super()._validate()
+        check_int("num_atoms", self.num_atoms, minimum=2)
+        for name in ("v_min", "v_max"):
+            check_number(name, getattr(self, name), True, "a finite number")
+        if self.v_min >= self.v_max:
+            raise UsageError(f"v_min ({self.v_min}) must be less than v_max ({self.v_max})")
+        check_number("noisy_sigma0", self.noisy_sigma0, self.noisy_sigma0 >= 0, "non-negative")
+        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")

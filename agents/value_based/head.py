@@ -1,0 +1,54 @@
+"""What a value head module provides: its network, its loss, and acting from its values.
+
+The three heads (``expected_value.py``: Q-learning, Mnih et al. 2015; ``categorical.py``: C51,
+Bellemare et al. 2017; ``implicit_quantiles.py``: IQN, Dabney et al. 2018) each subclass
+:class:`Head`. An agent class mixes one head into :class:`~.agent.ValueBasedAgent`
+(``class RainbowAgent(CategoricalHead, ValueBasedAgent)``), and the Ape-X actors of
+Rainbow-IQN mix it into their own class: the head only needs the attributes listed below, so
+learners and actors compute the same targets and losses.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+import torch
+
+
+class Head(abc.ABC):
+    """A value head. Needs ``config``, ``device``, ``online``, ``target`` (networks built by
+    :meth:`build_network`) and ``generator`` (a ``torch.Generator`` on ``device``)."""
+
+    @abc.abstractmethod
+    def build_network(self, obs_shape: tuple[int, ...], num_actions: int) -> torch.nn.Module:
+        """The online network for these spaces; the target network is a copy. It has
+        ``reset_noise(generator)`` and ``set_noise(enabled)`` (no-ops without noisy layers)."""
+
+    @abc.abstractmethod
+    def sample_losses(self, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-sample losses (B,) of a replay batch (``obs``, ``actions``, ``returns``,
+        ``discounts``, ``next_obs``: the replay's n-step transitions) and the online estimate
+        of Q for the taken actions (B,). Differentiable unless called under ``torch.no_grad``;
+        the losses also become the batch's new priorities."""
+
+    @abc.abstractmethod
+    def greedy_actions(self, obs: np.ndarray) -> np.ndarray:
+        """argmax_a Q(x, a) for a batch of observations, with the online net's current noise setting."""
+
+    # -- shared helpers -------------------------------------------------------------------------
+    def _autocast(self):
+        """bfloat16 matrix products when ``precision="bfloat16"``, else a no-op context."""
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bfloat16")
+
+    def _tensor(self, array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(array)).to(self.device, non_blocking=True)
+
+    def _batch_tensors(self, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, ...]:
+        """(obs, actions, returns, discounts, next_obs) of a replay batch, on the device."""
+        return tuple(self._tensor(batch[k]) for k in ("obs", "actions", "returns", "discounts", "next_obs"))
+
+    def _bootstrap_selector(self) -> torch.nn.Module:
+        """The network whose values pick the bootstrap action a*: the online net (double Q,
+        van Hasselt et al. 2016; Rainbow) or the target net (DQN's max over the target's values)."""
+        return self.online if self.config.double_q else self.target
