@@ -55,8 +55,11 @@ def save_json(obj: Any, path: Path, indent: int | None = None) -> None:
 
 
 def _first_line(exc: BaseException) -> str:
-    line = next((s.strip() for s in str(exc).splitlines() if s.strip()), type(exc).__name__)
-    return line if len(line) <= 120 else line[:117] + "..."
+    """The message's first line, with the next one when the first only announces it (torch's
+    "Error(s) in loading state_dict for X:" is followed by the keys that differ)."""
+    lines = [s.strip() for s in str(exc).splitlines() if s.strip()] or [type(exc).__name__]
+    line = f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
+    return line if len(line) <= 200 else line[:197] + "..."
 
 
 def load_tensors(path: Path, what: str, keys: Iterable[str] = (), hint: str = REFUSED_HINT) -> dict[str, Any]:

@@ -386,11 +386,17 @@ class ValueBasedAgent(Agent):
                 self._pending = []
 
     def _restore(self, ckpt: dict, state: dict) -> None:
-        """Networks, optimizer, counters and RNGs from a loaded checkpoint (raises on one that does not fit)."""
-        self.online.load_state_dict(ckpt["online"])
-        self.target.load_state_dict(ckpt["target"])
-        self.optimizer.load_state_dict(ckpt["optimizer"])
-        self.generator.set_state(ckpt["generator"])
+        """Networks, optimizer, counters and RNGs from a loaded checkpoint (raises on one that does
+        not fit). Networks, optimizer and generator are loaded into new objects first and swapped
+        in only when all of them fit, so a refused checkpoint leaves the agent as it was."""
+        online, target = copy.deepcopy(self.online), copy.deepcopy(self.target)
+        online.load_state_dict(ckpt["online"])
+        target.load_state_dict(ckpt["target"])
+        optimizer = self.make_optimizer(online.parameters())
+        optimizer.load_state_dict(ckpt["optimizer"])
+        generator = torch.Generator(device=self.device)
+        generator.set_state(ckpt["generator"])
+        self.online, self.target, self.optimizer, self.generator = online, target, optimizer, generator
         torch.set_rng_state(ckpt["torch_global"])
         if ckpt["cuda_global"] and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(ckpt["cuda_global"])
