@@ -41,6 +41,7 @@ class DQNAgent(ExpectedValueHead, ValueBasedAgent):
             alpha=cfg.rmsprop_decay,
             eps=cfg.rmsprop_min_squared_gradient**0.5,
             centered=True,
+            foreach=True,  # one kernel per operation over all parameters (same arithmetic, several times faster)
         )
 
     def epsilon(self) -> float:
