@@ -225,7 +225,7 @@ def cmd_plugins(args) -> int:
 def cmd_list(args) -> int:
     reg = args.registry
     if args.suite is None:
-        width = max(14, *(len(n) for n in [*reg.suites, *reg.agents]))
+        width = max([14, *(len(n) for n in [*reg.suites, *reg.agents])])
         print("suites:")
         for name, suite in sorted(reg.suites.items()):
             print(f"  {name:{width}} {len(suite.tasks()):3} tasks  {suite.description}")

@@ -17,10 +17,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from benchgen_agents.value_based.head import Head
-from benchgen_agents.value_based.layers import ActionValueStreams, Torso
+from benchgen_agents.value_based.layers import ValueNetwork
 
 
 def atoms(v_min: float, v_max: float, num_atoms: int, device=None) -> torch.Tensor:
@@ -47,29 +46,14 @@ def project_distribution(
     return (closeness * probs.unsqueeze(1)).sum(dim=2)
 
 
-class CategoricalNetwork(nn.Module):
+class CategoricalNetwork(ValueNetwork):
     """Observations -> per-action log-probabilities over the atoms, shape (B, A, N)."""
 
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config):
-        super().__init__()
-        self.torso = Torso(obs_shape, config.mlp_hidden_size)
-        self.streams = ActionValueStreams(
-            self.torso.features,
-            config.hidden_size,
-            num_actions,
-            outputs=config.num_atoms,
-            dueling=config.dueling,
-            noisy_sigma0=config.noisy_sigma0,
-        )
+        super().__init__(obs_shape, num_actions, config, outputs=config.num_atoms)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return F.log_softmax(self.streams(self.torso(obs)).float(), dim=2)
-
-    def reset_noise(self, generator: torch.Generator) -> None:
-        self.streams.reset_noise(generator)
-
-    def set_noise(self, enabled: bool) -> None:
-        self.streams.set_noise(enabled)
 
 
 class CategoricalHead(Head):

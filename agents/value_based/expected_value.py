@@ -14,34 +14,16 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from benchgen_agents.value_based.head import Head
-from benchgen_agents.value_based.layers import ActionValueStreams, Torso
+from benchgen_agents.value_based.layers import ValueNetwork
 
 
-class QNetwork(nn.Module):
+class QNetwork(ValueNetwork):
     """Observations -> Q values, shape (B, A)."""
-
-    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config):
-        super().__init__()
-        self.torso = Torso(obs_shape, config.mlp_hidden_size)
-        self.streams = ActionValueStreams(
-            self.torso.features,
-            config.hidden_size,
-            num_actions,
-            dueling=config.dueling,
-            noisy_sigma0=getattr(config, "noisy_sigma0", None),
-        )
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return self.streams(self.torso(obs)).squeeze(2).float()
-
-    def reset_noise(self, generator: torch.Generator) -> None:
-        self.streams.reset_noise(generator)
-
-    def set_noise(self, enabled: bool) -> None:
-        self.streams.set_noise(enabled)
 
 
 def td_loss(q_taken: torch.Tensor, targets: torch.Tensor, huber_threshold: float = 1.0) -> torch.Tensor:

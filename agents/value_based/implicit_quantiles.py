@@ -22,26 +22,17 @@ import torch.nn.functional as F
 from torch import nn
 
 from benchgen_agents.value_based.head import Head
-from benchgen_agents.value_based.layers import ActionValueStreams, Torso
+from benchgen_agents.value_based.layers import ValueNetwork
 
 
-class IQNNetwork(nn.Module):
+class IQNNetwork(ValueNetwork):
     """Maps (observations, taus) to quantile values ``Z_tau(x, a)`` of shape (B, T, A)."""
 
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config):
-        super().__init__()
-        self.num_actions = num_actions
-        self.torso = Torso(obs_shape, config.mlp_hidden_size)
+        super().__init__(obs_shape, num_actions, config)
         n = config.cosine_embedding_dim
         self.register_buffer("cos_freq", torch.arange(1, n + 1, dtype=torch.float32) * math.pi)
         self.tau_embedding = nn.Linear(n, self.torso.features)
-        self.streams = ActionValueStreams(
-            self.torso.features,
-            config.hidden_size,
-            num_actions,
-            dueling=config.dueling,
-            noisy_sigma0=config.noisy_sigma0,
-        )
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """psi(x)."""
@@ -57,12 +48,6 @@ class IQNNetwork(nn.Module):
 
     def forward(self, obs: torch.Tensor, taus: torch.Tensor) -> torch.Tensor:
         return self.quantiles(self.features(obs), taus)
-
-    def reset_noise(self, generator: torch.Generator) -> None:
-        self.streams.reset_noise(generator)
-
-    def set_noise(self, enabled: bool) -> None:
-        self.streams.set_noise(enabled)
 
 
 def quantile_huber_loss(

@@ -8,8 +8,10 @@
   (eq. 9: ``V + A - mean_a A``), with plain or noisy layers. The distributional heads use
   ``outputs`` for their atoms (C51) and the expected-value head uses 1.
 
-Every network here exposes ``reset_noise(generator)`` and ``set_noise(enabled)``; both do
-nothing for a network without noisy layers, so the agents' loop draws noise unconditionally.
+:class:`ValueNetwork` puts a torso and streams together; each head's network subclasses it
+and defines ``forward``. Every network here exposes ``reset_noise(generator)`` and
+``set_noise(enabled)``; both do nothing for a network without noisy layers, so the agents' loop
+draws noise unconditionally.
 """
 
 from __future__ import annotations
@@ -59,9 +61,12 @@ class NoisyLinear(nn.Module):
         if not self.noise_enabled:
             return F.linear(x, self.weight_mu, self.bias_mu)
         bias = torch.addcmul(self.bias_mu, self.bias_sigma, self.eps_out)
-        if x.numel() * 16 <= self.in_features**2:
-            # Few rows (acting): x (mu + sigma * eps_out eps_in^T)^T = x mu^T + ((x * eps_in) sigma^T) * eps_out
-            # avoids materialising the noisy weight matrix, which costs more than the products.
+        if x.numel() <= 8 * self.in_features:
+            # At most 8 rows (acting on a few environments): x (mu + sigma * eps_out eps_in^T)^T =
+            # x mu^T + ((x * eps_in) sigma^T) * eps_out avoids materialising the noisy weight matrix,
+            # which costs more than the products there. From 32 rows on (a batch of 32, IQN's 32
+            # quantile samples) materialising it is faster: 4.6 ms against 5.9 ms for a training
+            # pass of a 3136 -> 512 layer on one core of the development machine.
             noise = F.linear(x * self.eps_in, self.weight_sigma)
             return torch.addcmul(F.linear(x, self.weight_mu, bias), noise, self.eps_out)
         weight = torch.addcmul(self.weight_mu, self.weight_sigma, torch.outer(self.eps_out, self.eps_in))
@@ -157,3 +162,28 @@ class ActionValueStreams(nn.Module):
         """Noise on (training, exploration) or off (greedy evaluation: the means only)."""
         for layer in self.noisy_layers:
             layer.noise_enabled = enabled
+
+
+class ValueNetwork(nn.Module):
+    """The torso and the action-value streams of a head's network (``outputs`` numbers per
+    action; dueling, width and noise from the config's ``dueling``, ``hidden_size`` and
+    ``noisy_sigma0``, plain layers for a config without the last). Subclasses define ``forward``."""
+
+    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config, outputs: int = 1):
+        super().__init__()
+        self.num_actions = num_actions
+        self.torso = Torso(obs_shape, config.mlp_hidden_size)
+        self.streams = ActionValueStreams(
+            self.torso.features,
+            config.hidden_size,
+            num_actions,
+            outputs=outputs,
+            dueling=config.dueling,
+            noisy_sigma0=getattr(config, "noisy_sigma0", None),
+        )
+
+    def reset_noise(self, generator: torch.Generator) -> None:
+        self.streams.reset_noise(generator)
+
+    def set_noise(self, enabled: bool) -> None:
+        self.streams.set_noise(enabled)

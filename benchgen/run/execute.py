@@ -30,19 +30,21 @@ def run_units(run_dir: RunDir, r: ResolvedRun, progress) -> None:
 
 
 def preflight(r: ResolvedRun) -> None:
-    """Checks that must pass before anything is written: the executor is reachable, and a
-    ``--from`` checkpoint loads into this run's agent (a crafted, foreign or damaged one is
-    refused here, not after the run directory exists)."""
+    """Checks that must pass before anything is written: the executor is reachable, the agent
+    can be built for the suite's spaces (an agent that cannot handle them refuses in one line
+    here, not after the run directory exists), and a ``--from`` checkpoint loads into it (a
+    crafted, foreign or damaged one is refused here too)."""
     if r.run.executor == "ray":
         from benchgen.run.ray_cluster import connect
 
         connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
-    if r.run.from_checkpoint:
-        from benchgen.run.unit import build_agent
+    from benchgen.run.unit import build_agent
 
-        task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
-        env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)
-        try:
-            build_agent(r, env).load(Path(r.run.from_checkpoint))
-        finally:
-            env.close()
+    task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
+    env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)
+    try:
+        agent = build_agent(r, env)
+        if r.run.from_checkpoint:
+            agent.load(Path(r.run.from_checkpoint))
+    finally:
+        env.close()

@@ -28,3 +28,30 @@ def test_bad_value_agent_settings_are_one_line_exit_2_and_nothing_written(tmp_pa
     assert_usage_error(proc, fragment)
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []  # nothing written beside it either
+
+
+@pytest.mark.parametrize("agent", ["dqn", "rainbow", "rainbow_iqn"])
+def test_an_agent_refuses_spaces_it_cannot_handle_before_anything_is_written(tmp_path, agent):
+    """The toy suite's observations are single 8x8 frames: no 4-frame stack, and too small for the
+    Nature torso. The agent is built while the run is checked, so the refusal comes first."""
+    out = tmp_path / "run"
+    proc = run_cli(
+        "run", "toy", agent, "--frames", "1000", "--out", out, cwd=tmp_path, plugins="tests.fixture_plugins.toy_suite"
+    )
+    assert_usage_error(proc, "not a multiple of frame_stack=4")
+    assert list(tmp_path.iterdir()) == []
+    proc = run_cli(
+        "run",
+        "toy",
+        agent,
+        "--frames",
+        "1000",
+        "--set",
+        "frame_stack=1",
+        "--out",
+        out,
+        cwd=tmp_path,
+        plugins="tests.fixture_plugins.toy_suite",
+    )
+    assert_usage_error(proc, "the Nature-DQN torso needs images of at least 36x36 pixels, got 8x8")
+    assert list(tmp_path.iterdir()) == []
