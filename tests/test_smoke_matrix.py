@@ -22,42 +22,24 @@ SUITES = {
     "sonic": ("sonic_airstriker", AIRSTRIKER, ("airstriker-Level1", "airstriker1000-Level1"), ("--timesteps", "400")),
 }
 
+#: the value-based agents' share of TINY: small networks, replay and schedule
+VALUE_TINY = dict(
+    hidden_size=32,
+    mlp_hidden_size=32,
+    replay_capacity=2000,
+    learning_starts_frames=400,
+    target_update_frames=400,
+    batch_size=8,
+    log_every_updates=10,
+)
 #: settings that make an agent's unit take seconds (small networks, replay and rollouts); an
 #: agent missing here runs with its defaults
 TINY = {
     "rainbow_iqn": dict(
-        hidden_size=32,
-        mlp_hidden_size=32,
-        num_tau_samples=8,
-        num_tau_prime_samples=8,
-        num_quantile_samples=4,
-        cosine_embedding_dim=16,
-        replay_capacity=2000,
-        learning_starts_frames=400,
-        target_update_frames=400,
-        batch_size=8,
-        log_every_updates=10,
+        VALUE_TINY, num_tau_samples=8, num_tau_prime_samples=8, num_quantile_samples=4, cosine_embedding_dim=16
     ),
-    "rainbow": dict(
-        hidden_size=32,
-        mlp_hidden_size=32,
-        num_atoms=11,
-        replay_capacity=2000,
-        learning_starts_frames=400,
-        target_update_frames=400,
-        batch_size=8,
-        log_every_updates=10,
-    ),
-    "dqn": dict(
-        hidden_size=32,
-        mlp_hidden_size=32,
-        replay_capacity=2000,
-        learning_starts_frames=400,
-        target_update_frames=400,
-        epsilon_decay_frames=800,
-        batch_size=8,
-        log_every_updates=10,
-    ),
+    "rainbow": dict(VALUE_TINY, num_atoms=11),
+    "dqn": dict(VALUE_TINY, epsilon_decay_frames=800),
     "ppo": dict(n_steps=32, batch_size=32, n_epochs=1),
 }
 

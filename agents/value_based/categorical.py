@@ -75,17 +75,8 @@ class CategoricalHead(Head):
     def target_distribution(self, next_obs: torch.Tensor, returns: torch.Tensor, discounts: torch.Tensor):
         """The projected target distribution m (B, N) for the n-step transitions."""
         B = len(next_obs)
-        selector = self._bootstrap_selector()
-        selector.reset_noise(self.generator)
-        with self._autocast():
-            selector_log_p = selector(next_obs)
+        selector_log_p, next_log_p = self._bootstrap_outputs(next_obs)
         next_action = (selector_log_p.exp() * self.support).sum(dim=2).argmax(dim=1)  # a* = argmax_a Q(x', a)
-        if selector is self.target:
-            next_log_p = selector_log_p
-        else:  # double Q: a* from the online net, its distribution from the target net
-            self.target.reset_noise(self.generator)
-            with self._autocast():
-                next_log_p = self.target(next_obs)
         next_p = next_log_p[torch.arange(B, device=self.device), next_action].exp()  # (B, N)
         return project_distribution(next_p, returns, discounts, self.support)
 

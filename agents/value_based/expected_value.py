@@ -41,17 +41,8 @@ class ExpectedValueHead(Head):
     @torch.no_grad()
     def td_targets(self, next_obs: torch.Tensor, returns: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
         """R + gamma^m Q_target(x', a*), shape (B,); the discount is 0 after a terminal step."""
-        selector = self._bootstrap_selector()
-        selector.reset_noise(self.generator)
-        with self._autocast():
-            selector_q = selector(next_obs)
+        selector_q, next_q = self._bootstrap_outputs(next_obs)
         next_action = selector_q.argmax(dim=1, keepdim=True)
-        if selector is self.target:
-            next_q = selector_q
-        else:  # double Q: a* from the online net, its value from the target net
-            self.target.reset_noise(self.generator)
-            with self._autocast():
-                next_q = self.target(next_obs)
         return returns + discounts * next_q.gather(1, next_action).squeeze(1)
 
     def sample_losses(self, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:

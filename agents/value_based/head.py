@@ -52,3 +52,18 @@ class Head(abc.ABC):
         """The network whose values pick the bootstrap action a*: the online net (double Q,
         van Hasselt et al. 2016; Rainbow) or the target net (DQN's max over the target's values)."""
         return self.online if self.config.double_q else self.target
+
+    @torch.no_grad()
+    def _bootstrap_outputs(self, next_obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(outputs of the net that picks a*, outputs of the target net) at the next states, each
+        with fresh noise: one pass when the target net also picks a* (DQN), two with double Q.
+        For heads whose network takes only observations (expected value, categorical)."""
+        selector = self._bootstrap_selector()
+        selector.reset_noise(self.generator)
+        with self._autocast():
+            selector_out = selector(next_obs)
+        if selector is self.target:
+            return selector_out, selector_out
+        self.target.reset_noise(self.generator)  # double Q: a* from the online net, its value from the target
+        with self._autocast():
+            return selector_out, self.target(next_obs)
