@@ -324,7 +324,10 @@ class PrioritizedReplay:
         return batch
 
     def update_priorities(self, indices: np.ndarray, losses: np.ndarray) -> None:
-        """Priorities from per-sample losses: p = (loss + eps)^omega (PER eq. 1; SABER)."""
+        """Priorities from per-sample losses: p = (loss + eps)^omega (PER eq. 1; SABER). With
+        omega = 0 (uniform replay, DQN) every priority is 1 and stays 1: nothing to write."""
+        if self.priority_exponent == 0:
+            return
         priorities = (np.asarray(losses, np.float64) + PRIORITY_EPS) ** self.priority_exponent
         self._set_priorities(indices, priorities)
         self.max_priority = max(self.max_priority, float(priorities.max()))

@@ -5,7 +5,7 @@ Each agent must bring the mean of 10 consecutive episodes to at least 450 (90% o
 within 50,000 agent steps, the scale at which well-tuned DQN-family agents solve the task; the
 run stops as soon as it does (to keep CI fast). The same agent with a learning rate of 1e-10 (a
 learner that updates but cannot move its weights) must stay below a 10-episode mean of 100 over
-10,000 steps: the first check passes because of learning, not because of the seed.
+5,000 steps: the first check passes because of learning, not because of the seed.
 
 Settings overridden for a 2-core CPU test (agent steps = frames: frames_per_step = 1), the rest
 being each agent's defaults: 128-unit MLP torso and streams, one torch thread, replay 50K,
@@ -15,11 +15,12 @@ larger learning rate (1e-3); and per agent:
 * dqn: target copy every 100 steps, batch 64, epsilon 1 -> 0.01 over 5,000 steps, RMSProp's
   minimum squared gradient 1e-8 (CartPole's gradients are small next to Atari's 0.01);
 * rainbow: support [0, 200] (CartPole's discounted returns are positive, below 100), target
-  copy every 500 steps;
-* rainbow_iqn: N = N' = 16, K = 8 quantile samples, 32 cosines, target copy every 500 steps.
+  copy every 100 steps;
+* rainbow_iqn: N = N' = K = 8 quantile samples, 32 cosines, target copy every 100 steps.
 
 Measured on the 2-core development machine (seed 0): dqn, rainbow and rainbow_iqn stop after
-about 28K, 20K and 12K steps; the whole module takes about 3 minutes on an idle machine.
+about 28K, 9K and 21K steps (a target copy every 500 steps took rainbow 20K steps and
+rainbow_iqn 38K).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from benchgen_agents.rainbow_iqn import make_agent as make_rainbow_iqn
 from tests.agents.agent_harness import Context, CountingEnv, environment_of
 
 BUDGET = 50_000
-BROKEN_BUDGET = 10_000
+BROKEN_BUDGET = 5_000
 REQUIRED = 450.0  # 10-episode mean; CartPole-v1's maximum is 500
 BROKEN_CEILING = 100.0
 
@@ -67,16 +68,16 @@ AGENTS = {
             rmsprop_min_squared_gradient=1e-8,
         ),
     ),
-    "rainbow": (RainbowConfig, make_rainbow, dict(v_min=0.0, v_max=200.0, target_update_frames=500)),
+    "rainbow": (RainbowConfig, make_rainbow, dict(v_min=0.0, v_max=200.0, target_update_frames=100)),
     "rainbow_iqn": (
         RainbowIQNConfig,
         make_rainbow_iqn,
         dict(
-            num_tau_samples=16,
-            num_tau_prime_samples=16,
+            num_tau_samples=8,
+            num_tau_prime_samples=8,
             num_quantile_samples=8,
             cosine_embedding_dim=32,
-            target_update_frames=500,
+            target_update_frames=100,
         ),
     ),
 }
