@@ -79,6 +79,11 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("--suite", help="show AGENT's defaults on this suite (its per-suite defaults applied)")
     p.set_defaults(func=cmd_settings)
 
+    p = sub.add_parser("protocols", help="a suite's named protocols side by side, or one with its sources")
+    p.add_argument("suite")
+    p.add_argument("names", nargs="*", help="presets to show (default all); one name: its values and sources")
+    p.set_defaults(func=cmd_protocols)
+
     p = sub.add_parser("plugins", help="installed plugins, their distributions and versions")
     p.set_defaults(func=cmd_plugins)
 
@@ -88,6 +93,10 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--tasks", "--games", "--levels", dest="tasks", type=_csv_list, help="comma-separated task names")
     sel.add_argument("--split", help="split name (see `benchgen list SUITE`) or a YAML split file")
+    p.add_argument(
+        "--protocol",
+        help="a named protocol of the suite (`benchgen protocols SUITE`) or a YAML file: base: NAME, then changes",
+    )
     p.add_argument("--seeds", type=_int_list, help="comma-separated seeds (default 0)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument(
@@ -243,6 +252,13 @@ def cmd_list(args) -> int:
     print("protocol:")
     for key, value in suite.protocol().items():
         print(f"  {key}: {value}")
+    presets = suite.protocol_presets()
+    if presets:
+        print(
+            f"named protocols (--protocol NAME; default {suite.default_protocol}; `benchgen protocols {suite.name}`):"
+        )
+        for name, preset in presets.items():
+            print(f"  {name:16} runnable: {preset.get('runnable', 'yes')}")
     print("splits:")
     for name, split in sorted(reg.splits(suite).items()):
         print(f"  {name:16} train {len(split.train):3}  test {len(split.test):3}  {split.description}")
@@ -252,6 +268,34 @@ def cmd_list(args) -> int:
     for t in tasks:
         mark = "" if t in runnable else "   (not runnable: " + _availability(suite, t) + ")"
         print(f"  {t}{mark}")
+    return 0
+
+
+def cmd_protocols(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from benchgen import protocols
+
+    suite = args.registry.suite(args.suite)
+    if len(args.names) == 1:
+        protocols.side_by_side(suite, args.names)  # validates the name
+        table = Table(title=f"{suite.name} protocol {args.names[0]}")
+        table.add_column("parameter", no_wrap=True)
+        table.add_column(args.names[0])
+        table.add_column("source")
+        for row in protocols.notes(suite, args.names[0]):
+            table.add_row(*row)
+    else:
+        names, rows = protocols.side_by_side(suite, args.names or None)
+        table = Table(title=f"{suite.name} protocols (* = differs)")
+        table.add_column("")
+        table.add_column("parameter", no_wrap=True)
+        for name in names:
+            table.add_column(name)
+        for param, values, differs in rows:
+            table.add_row("*" if differs else "", param, *values, style="bold yellow" if differs else None)
+    Console(width=max(160, len(args.names or suite.protocol_presets()) * 28)).print(table)
     return 0
 
 
@@ -293,6 +337,8 @@ def _run_config(args, registry):
         run_over["tasks"] = args.tasks
     if args.split is not None:
         run_over["split"] = args.split
+    if args.protocol is not None:
+        run_over["protocol"] = args.protocol
     if args.seeds is not None:
         run_over["seeds"] = args.seeds
     if args.frames is not None:

@@ -33,6 +33,9 @@ class RunConfig:
     """Tasks to run; empty means the split's tasks."""
     split: str | None = None
     """Split name or YAML file; used when ``tasks`` is empty (default: the suite's default split)."""
+    protocol: str | None = None
+    """The suite's protocol preset (``benchgen protocols SUITE``), or a YAML file that starts from
+    one (``base: NAME``) and changes parameters (None: the suite's default protocol)."""
     seeds: list[int] = field(default_factory=lambda: [0])
     """One unit per (task, seed)."""
     budget: int | None = None

@@ -78,9 +78,12 @@ class EpisodeTracker(gym.vector.VectorWrapper):
     def step(self, actions):
         obs, rewards, terminated, truncated, infos = self.env.step(actions)
         self.frames_done += self.num_envs * self.frames_per_step
-        ended = np.logical_or(terminated, truncated)
-        self._steps_into_episode = np.where(ended, 0, self._steps_into_episode + 1)
+        self._steps_into_episode += 1
         ends = self.suite_env.pop_episode_ends()
+        # the suite's own episode ends, not the agent's terminated flags (a protocol may signal a
+        # lost life as a terminated training episode while the recorded episode goes on)
+        for end in ends:
+            self._steps_into_episode[end.env_index] = 0
         if ends:
             self.take(ends)
         return obs, rewards, terminated, truncated, infos

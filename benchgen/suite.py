@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import abc
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -205,6 +205,26 @@ class Suite(abc.ABC):
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SuiteVectorEnv:
         """Build the vector env (see the module docstring). ``mode`` is "train" or "eval"; the
         protocol is the same in both, the mode is only recorded."""
+
+    # -- named protocols (optional: a suite that implements several published protocols) --------
+    #: the preset a run uses when it names none (``--protocol``); None: the suite has one protocol
+    default_protocol: str | None = None
+    #: parameter -> (preset value, value used) when the suite runs a changed (custom) protocol
+    protocol_changes: dict[str, tuple[Any, Any]] = {}
+
+    def protocol_presets(self) -> dict[str, dict[str, Any]]:
+        """The named protocols this suite can run: name -> its parameters and their sources, for
+        ``benchgen protocols`` (the key ``runnable`` says whether benchgen can run it as
+        published). Empty (the default): the suite has one protocol and takes no ``--protocol``."""
+        return {}
+
+    def with_protocol(self, preset: str, changes: Mapping[str, Any]) -> Suite:
+        """A suite of the same name that runs protocol ``preset`` with ``changes`` (parameter ->
+        value, from a custom protocol file; its :attr:`protocol_changes` record them and its
+        ``protocol()`` names the protocol, ``custom`` when changed). Unknown names, parameters
+        or values raise a one-line ``UsageError``. Called only when :meth:`protocol_presets`
+        is non-empty."""
+        raise UsageError(f"suite '{self.name}' has a single protocol; run it without --protocol")
 
     def check_task_available(self, task: str) -> None:
         """Raise ``UsageError`` (one line, saying how to fix it) if ``task`` cannot run here.

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError
+from benchgen.protocols import protocol_label
 from benchgen.registry import get_registry
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
 from benchgen.results.rundir import RunDir, write_atomically
@@ -69,6 +70,9 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         "protocol_length": meta["budget"] >= default_budget,
         "protocol_budget": default_budget,
         "task_score_rule": meta.get("task_score_rule"),
+        # the named protocol (None for a suite with one) and a custom protocol's changed values
+        "protocol": protocol_label(meta.get("protocol") or {}),
+        "protocol_changes": (meta.get("protocol_choice") or {}).get("changes") or {},
         "seeds": meta["run"]["seeds"],
         "view_labels": views_of(meta),
         "phases": {},
@@ -119,6 +123,9 @@ def to_markdown(report: dict) -> str:
         f"Budget {report['budget']:,} {unit} per unit, seeds {report['seeds']}. "
         f"Per-task score: {report['task_score_rule']}."
     )
+    if report.get("protocol"):
+        changed = ", ".join(f"{k} = {v}" for k, v in report["protocol_changes"].items())
+        out.append(f"Protocol: {report['protocol']}" + (f"; changed: {changed}." if changed else "."))
     if not report["protocol_length"]:
         out.append(
             f"\n**Not protocol-length**: the protocol's budget is {report['protocol_budget']:,} {unit}; "

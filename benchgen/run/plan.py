@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchgen import protocols
 from benchgen.agent import AgentSpec
 from benchgen.config import RunConfig, build_dataclass, replace_config, suite_values, to_dict
 from benchgen.errors import UsageError
@@ -45,6 +46,8 @@ class ResolvedRun:
     tasks: list[str]
     budget: int
     checkpoints: list[int]
+    #: ``--protocol`` as data (``benchgen.protocols.parse_choice``); None: the suite's default
+    protocol_choice: dict[str, Any] | None = None
 
 
 def validate_run_config(run: RunConfig, suite: Suite) -> None:
@@ -85,7 +88,8 @@ def validate_run_config(run: RunConfig, suite: Suite) -> None:
 
 def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any]) -> ResolvedRun:
     """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input."""
-    suite = registry.suite(run.suite)
+    choice = protocols.parse_choice(run.protocol)
+    suite = protocols.apply_choice(registry.suite(run.suite), choice)
     spec = registry.agent(run.agent)
     spec.check(suite)
     validate_run_config(run, suite)
@@ -123,7 +127,7 @@ def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any])
     agent_config = replace_config(
         agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)}, f"{spec.name} config"
     )
-    return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints)
+    return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints, choice)
 
 
 def finetune_budget(r: ResolvedRun) -> int:
@@ -176,6 +180,10 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         f"plan: {r.spec.name} on {r.suite.name}, {len(units)} unit{'s' * (len(units) != 1)}, "
         f"seeds {', '.join(map(str, r.run.seeds))}"
     ]
+    label = protocols.protocol_label(r.suite.protocol())
+    if label:
+        changed = "".join(f", {k} {old} -> {new}" for k, (old, new) in r.suite.protocol_changes.items())
+        lines.append(f"  protocol  {label}{changed}")
     for phase, members in by_phase.items():
         budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
         shown = " / ".join(f"{b:,}" for b in budgets)
@@ -218,6 +226,8 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> dict[str, Any]:
         "frames_per_step": r.suite.frames_per_step,
         "checkpoints": r.checkpoints,
         "protocol": r.suite.protocol(),
+        # the --protocol choice as data (a custom file's values, not its path): resume rebuilds it
+        "protocol_choice": r.protocol_choice,
         "suite_version": r.suite.version,
         "task_score_rule": r.suite.task_score_rule,
         "episode_fields": list(r.suite.episode_fields),
@@ -258,8 +268,11 @@ def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
     agent_config = build_dataclass(
         spec.config_class, {k: v for k, v in meta["agent_config"].items() if k in fields}, f"{spec.name} config"
     )
-    suite = registry.suite(meta["suite"])
+    choice = meta.get("protocol_choice")
+    suite = protocols.apply_choice(registry.suite(meta["suite"]), choice)
     split = None
     if meta["split"]:
         split = Split(**{**meta["split"], "train": tuple(meta["split"]["train"]), "test": tuple(meta["split"]["test"])})
-    return ResolvedRun(run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"])
+    return ResolvedRun(
+        run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"], choice
+    )

@@ -27,10 +27,19 @@ operations; the per-episode bookkeeping runs only on steps where an episode ends
 Episode lengths are counted in emulator frames as agent steps x 4. On the step where a game
 ends, ale-py stops emulating at the game-over frame, so the recorded length of a ``game_over``
 episode may exceed the emulator's own count by at most 3 frames; budgets count the same way.
+
+Other protocols (``protocols.py``: Machado et al. 2018, DQN 2015, ...) change these values
+through an :class:`~benchgen_atari_saber.protocols.AtariProtocol`: the sticky probability, the
+frame skip, the minimal action set (``Discrete(n)`` of the game's own set, the same ``n`` for
+every game of the env), no-op starts (ale-py's, not counted in the recorded length), the cap,
+no stuck rule, and the training-only life-loss signal: in ``mode="train"`` a lost life is
+reported to the agent as a terminated episode (``final_obs`` = the observation at the loss) while
+the game goes on and the recorded episode runs to game over, its score untouched.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,6 +51,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
+from benchgen_atari_saber.protocols import SABER, AtariProtocol
 
 # --- SABER protocol constants (SABER Table 1; Machado et al. 2018) ---------------------------
 #: probability that the emulator repeats the previous action, decided at every frame
@@ -65,22 +75,24 @@ OBS_SHAPE = (4, 84, 84)
 END_REASONS = ("game_over", "stuck", "max_length")
 
 
-def ale_settings(max_episode_frames: int = MAX_EPISODE_FRAMES) -> dict[str, Any]:
-    """Keyword arguments of ``AtariVectorEnv`` that implement the SABER protocol.
+def ale_settings(protocol: AtariProtocol = SABER, max_episode_frames: int | None = None) -> dict[str, Any]:
+    """Keyword arguments of ``AtariVectorEnv`` that implement ``protocol`` (default SABER).
 
-    Identical at training and evaluation time (SABER section 3.1). The benchmark script builds
-    its raw baseline env from these too, so the comparison is like for like.
+    Identical at training and evaluation time (SABER section 3.1; a training-only life-loss
+    signal is added by :class:`SaberVectorEnv`, never by ale-py, whose ``episodic_life`` restarts
+    the game). The benchmark script builds its raw baseline env from these too.
     """
     return dict(
-        repeat_action_probability=STICKY_ACTION_PROBABILITY,  # Machado: sticky actions, per frame
-        full_action_space=True,  # SABER: full 18 actions, never the minimal set
-        episodic_life=False,  # SABER: an episode ends at game over only
-        life_loss_info=False,  # SABER: no life-loss signal at all
-        noop_max=0,  # SABER: same starting state, no no-op starts
+        repeat_action_probability=protocol.sticky_action_probability,  # Machado: sticky, per frame
+        full_action_space=protocol.full_action_space,  # SABER: full 18 actions
+        episodic_life=False,  # an episode ends at game over only
+        life_loss_info=False,  # no life-loss signal from ale-py
+        noop_max=protocol.noop_max,  # SABER: same starting state, no no-op starts
         use_fire_reset=False,  # SABER: no FIRE on reset; agents learn to press it
         reward_clipping=False,  # raw scores; agents clip for training themselves
-        max_num_frames_per_episode=max_episode_frames,  # SABER: 100 h cap, counted in frames
-        frameskip=FRAMESKIP,  # Rainbow/IQN preprocessing from here on
+        # SABER: 100 h cap, counted in frames
+        max_num_frames_per_episode=protocol.max_episode_frames if max_episode_frames is None else max_episode_frames,
+        frameskip=protocol.frameskip,  # Rainbow/IQN preprocessing from here on
         maxpool=True,
         grayscale=True,
         img_height=OBS_SHAPE[1],
@@ -126,11 +138,13 @@ def env_seeds(seed: int, num_envs: int) -> np.ndarray:
     return (state >> 1).astype(np.int64)
 
 
-def make_ale_backend(game: str, num_envs: int, max_episode_frames: int, num_threads: int):
-    """One native ale-py vector env playing ``game`` in ``num_envs`` copies, SABER settings."""
+def make_ale_backend(
+    game: str, num_envs: int, max_episode_frames: int, num_threads: int, protocol: AtariProtocol = SABER
+):
+    """One native ale-py vector env playing ``game`` in ``num_envs`` copies under ``protocol``."""
     from ale_py.vector_env import AtariVectorEnv
 
-    return AtariVectorEnv(game, num_envs, num_threads=num_threads, **ale_settings(max_episode_frames))
+    return AtariVectorEnv(game, num_envs, num_threads=num_threads, **ale_settings(protocol, max_episode_frames))
 
 
 @dataclass
@@ -145,18 +159,20 @@ class _Group:
 
 
 class SaberVectorEnv(SuiteVectorEnv):
-    """Vector env of ``len(tasks)`` Atari games under the SABER protocol.
+    """Vector env of ``len(tasks)`` Atari games under the SABER protocol, or another ``protocol``.
 
     Args:
         tasks: one ale-py ROM id per sub-environment (e.g. ``["pong"] * 8``, or several games
             for joint training).
         seed: run seed; the first ``reset()`` without a seed uses it (see :func:`env_seeds`).
-        mode: "train" or "eval"; only recorded (the protocol is the same in both).
-        max_episode_frames, max_stuck_frames, score_marks: the SABER values by default; tests
-            shrink them to reach the same code paths quickly.
+        mode: "train" or "eval"; the protocols differ between them only by the training-only
+            life-loss signal.
+        protocol: the Atari protocol (default SABER); its environment values are applied here.
+        max_episode_frames, max_stuck_frames, score_marks: the protocol's values by default (the
+            SABER score marks); tests shrink them to reach the same code paths quickly.
         num_threads: emulator threads per game (default: min(sub-envs of that game, CPUs)).
         backend_factory: ``(game, num_envs, max_episode_frames, num_threads) -> backend``;
-            default :func:`make_ale_backend`. A backend offers ``AtariVectorEnv``'s
+            default :func:`make_ale_backend` under ``protocol``. A backend offers ``AtariVectorEnv``'s
             ``reset/send/recv/close`` and ``ale.get_action_set()``; tests script one.
 
     Observations are ``uint8`` arrays of shape ``(num_envs, 4, 84, 84)``, actions ``int`` in
@@ -174,41 +190,60 @@ class SaberVectorEnv(SuiteVectorEnv):
         seed: int = 0,
         *,
         mode: str = "train",
-        max_episode_frames: int = MAX_EPISODE_FRAMES,
-        max_stuck_frames: int = MAX_STUCK_FRAMES,
+        protocol: AtariProtocol = SABER,
+        max_episode_frames: int | None = None,
+        max_stuck_frames: int | None = None,
         score_marks: dict[str, int] | None = None,
         num_threads: int | None = None,
-        backend_factory: Callable[..., Any] = make_ale_backend,
+        backend_factory: Callable[..., Any] | None = None,
     ):
         if not tasks:
             raise ValueError("SaberVectorEnv needs at least one task")
         self.tasks = tuple(tasks)
         self.mode = mode
         self.seed = int(seed)
-        self.max_episode_frames = int(max_episode_frames)
-        self.max_stuck_frames = int(max_stuck_frames)
+        self.protocol = protocol
+        self.frames_per_step = protocol.frameskip
+        self.max_episode_frames = int(protocol.max_episode_frames if max_episode_frames is None else max_episode_frames)
+        # 0 = no stuck rule (every protocol but SABER's)
+        self.max_stuck_frames = int(protocol.max_stuck_frames if max_stuck_frames is None else max_stuck_frames)
+        self.signal_life_loss = protocol.life_loss_ends_training_episodes and mode == "train"
         self.score_marks = dict(SCORE_MARKS if score_marks is None else score_marks)
         for name, mark in self.score_marks.items():
             # snapshots are taken on the step whose frame count equals the mark exactly
-            if mark % FRAMESKIP:
-                raise ValueError(f"score mark {name}={mark} is not a multiple of {FRAMESKIP} frames")
+            if mark % self.frames_per_step:
+                raise ValueError(f"score mark {name}={mark} is not a multiple of {self.frames_per_step} frames")
+        if backend_factory is None:
+            backend_factory = functools.partial(make_ale_backend, protocol=protocol)
 
         n = self.num_envs = len(self.tasks)
-        self.single_observation_space = Box(0, 255, OBS_SHAPE, dtype=np.uint8)
-        self.single_action_space = Discrete(NUM_ACTIONS)
-        self.observation_space = batch_space(self.single_observation_space, n)
-        self.action_space = batch_space(self.single_action_space, n)
-
         self._groups: list[_Group] = []
         cpus = os.cpu_count() or 1
         for game in dict.fromkeys(self.tasks):  # first-appearance order
             index = np.array([i for i, t in enumerate(self.tasks) if t == game], dtype=np.intp)
             threads = num_threads or min(len(index), cpus)
             backend = backend_factory(game, len(index), self.max_episode_frames, threads)
-            amap = full_action_map(backend.ale.get_action_set())
-            identity = bool(np.array_equal(amap, np.arange(NUM_ACTIONS)))
+            action_set = backend.ale.get_action_set()
+            if protocol.full_action_space:
+                amap = full_action_map(action_set)
+            else:  # the game's minimal set, as the backend lists it
+                amap = np.arange(len(action_set), dtype=np.int32)
+            identity = bool(np.array_equal(amap, np.arange(len(amap))))
             self._groups.append(_Group(game, index, backend, amap, identity))
+        sizes = {g.game: len(g.action_map) for g in self._groups}
+        if len(set(sizes.values())) > 1:
+            for g in self._groups:
+                g.backend.close()
+            raise ValueError(
+                f"the games' minimal action sets differ in size ({sizes}); one env needs one action space: "
+                "use the full action set (full_action_space: true) to play them together"
+            )
+        self.num_actions = len(self._groups[0].action_map)
         self._single = len(self._groups) == 1
+        self.single_observation_space = Box(0, 255, OBS_SHAPE, dtype=np.uint8)
+        self.single_action_space = Discrete(self.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
 
         # per-sub-env episode state; frames count from the episode's first observation
         self._frames = np.zeros(n, dtype=np.int64)
@@ -218,6 +253,7 @@ class SaberVectorEnv(SuiteVectorEnv):
         self._marks = [(name, mark, np.zeros(n, dtype=np.float64)) for name, mark in self.score_marks.items()]
         self._events: list[list[dict[str, Any]]] = [[] for _ in range(n)]
         self._ended: list[EpisodeEnd] = []
+        self._lives = np.zeros(n, dtype=np.int64)  # lives at the last step (life-loss signal)
         self._seeded = False
         self._last_obs: np.ndarray | None = None  # what a partial reset reports for the others
 
@@ -252,15 +288,15 @@ class SaberVectorEnv(SuiteVectorEnv):
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integers, got shape {actions.shape} {actions.dtype}")
         # guard: ale-py 0.12's native env blocks forever on an out-of-range action index
-        if actions.min() < 0 or actions.max() >= NUM_ACTIONS:
-            raise ValueError(f"actions must lie in [0, {NUM_ACTIONS}), got {actions.min()}..{actions.max()}")
+        if actions.min() < 0 or actions.max() >= self.num_actions:
+            raise ValueError(f"actions must lie in [0, {self.num_actions}), got {actions.min()}..{actions.max()}")
         if actions.dtype != np.int64 and actions.dtype != np.int32:
             actions = actions.astype(np.int64)  # the native env takes int32/int64 only
-        obs, raw_rewards, terminated, truncated, final_obs = self._step_groups(actions)
+        obs, raw_rewards, terminated, truncated, final_obs, lives = self._step_groups(actions)
 
         rewards = raw_rewards.astype(np.float64)
         frames = self._frames
-        frames += FRAMESKIP
+        frames += self.frames_per_step
         if rewards.min() <= ROLLOVER_THRESHOLD:  # rare: a wrapped score counter
             self._correct_rollovers(rewards)
         self._score += rewards
@@ -271,15 +307,35 @@ class SaberVectorEnv(SuiteVectorEnv):
         for _, mark, snapshot in self._marks:
             np.copyto(snapshot, self._score, where=frames == mark)
         # SABER max stuck time: no non-zero reward for max_stuck_frames frames
-        stuck = (frames - self._last_reward) >= self.max_stuck_frames
+        if self.max_stuck_frames:
+            stuck = (frames - self._last_reward) >= self.max_stuck_frames
+        else:
+            stuck = np.zeros(self.num_envs, dtype=bool)
 
         ended = terminated | truncated | stuck
         info: dict[str, Any] = {}
         if ended.any():
             obs, truncated, final_obs = self._end_episodes(ended, stuck, obs, terminated, truncated, final_obs)
             info = {"final_obs": final_obs, "_final_obs": ended}
+        if self.signal_life_loss:
+            terminated, info = self._signal_life_loss(lives, ended, obs, terminated, info)
+        self._lives = lives
         self._last_obs = obs
         return obs, rewards, terminated, truncated, info
+
+    def _signal_life_loss(self, lives, ended, obs, terminated, info):
+        """Training-only rule (DQN 2015): a lost life reads to the agent as a terminated episode
+        whose last observation is the current one, and the next "episode" starts from it. The
+        game, the recorded episode and its score go on. ``lives`` of an env that just ended are
+        already the next game's."""
+        lost = (lives < self._lives) & ~ended
+        if not lost.any():
+            return terminated, info
+        final_obs = info.get("final_obs")
+        final_obs = np.zeros_like(obs) if final_obs is None else final_obs
+        final_obs[lost] = obs[lost]
+        mask = lost | info.get("_final_obs", np.zeros_like(lost))
+        return terminated | lost, {"final_obs": final_obs, "_final_obs": mask}
 
     def pop_episode_ends(self) -> list[EpisodeEnd]:
         """Return (and forget) the episodes that finished since the last call."""
@@ -328,7 +384,8 @@ class SaberVectorEnv(SuiteVectorEnv):
                 reason = "max_length"
             extras = {name: float(snap[i]) if frames >= mark else score for name, mark, snap in self._marks}
             # SABER infinite gameplay: at the cap and still scoring (a gain within the stuck window)
-            if reason == "max_length" and frames - int(self._last_gain[i]) < self.max_stuck_frames:
+            still_scoring = frames - int(self._last_gain[i]) < self.max_stuck_frames
+            if reason == "max_length" and self.protocol.infinite_gameplay and still_scoring:
                 score = float("inf")
             self._ended.append(
                 EpisodeEnd(
@@ -361,12 +418,13 @@ class SaberVectorEnv(SuiteVectorEnv):
         group.backend.send(actions if group.identity else group.action_map[actions])
 
     def _step_groups(self, actions: np.ndarray):
-        """Step every backend; returns obs, int rewards, terminated, truncated, final_obs|None."""
+        """Step every backend; returns obs, int rewards, terminated, truncated, final_obs|None,
+        lives."""
         if self._single:  # the common case: one game, no gathering
             group = self._groups[0]
             self._send(group, actions)
             obs, rewards, terminated, truncated, info = group.backend.recv()
-            return obs, rewards, terminated, truncated, info.get("final_obs")
+            return obs, rewards, terminated, truncated, info.get("final_obs"), _lives_of(info, self.num_envs)
 
         for group in self._groups:  # all emulators run concurrently ...
             self._send(group, actions[group.index])
@@ -375,16 +433,18 @@ class SaberVectorEnv(SuiteVectorEnv):
         rewards = np.empty(n, dtype=np.int64)
         terminated = np.empty(n, dtype=bool)
         truncated = np.empty(n, dtype=bool)
+        lives = np.empty(n, dtype=np.int64)
         final_obs = None
         for group in self._groups:  # ... then we gather their results
             g_obs, g_rew, g_term, g_trunc, g_info = group.backend.recv()
             idx = group.index
             obs[idx], rewards[idx], terminated[idx], truncated[idx] = g_obs, g_rew, g_term, g_trunc
+            lives[idx] = _lives_of(g_info, len(idx))
             if "final_obs" in g_info:
                 if final_obs is None:
                     final_obs = np.zeros_like(obs)
                 final_obs[idx] = g_info["final_obs"]
-        return obs, rewards, terminated, truncated, final_obs
+        return obs, rewards, terminated, truncated, final_obs, lives
 
     def _reset_groups(self, mask: np.ndarray, seeds: np.ndarray | None) -> np.ndarray:
         """Reset the masked sub-envs of every backend; returns all current observations."""
@@ -396,14 +456,22 @@ class SaberVectorEnv(SuiteVectorEnv):
             g_mask = mask[group.index]
             if g_mask.all():
                 g_seed = None if seeds is None else seeds[group.index]
-                g_obs, _ = group.backend.reset(seed=g_seed)
+                g_obs, g_info = group.backend.reset(seed=g_seed)
             elif g_mask.any():
                 g_seed = None if seeds is None else seeds[group.index][g_mask]
-                g_obs, _ = group.backend.reset(seed=g_seed, options={"reset_mask": g_mask})
+                g_obs, g_info = group.backend.reset(seed=g_seed, options={"reset_mask": g_mask})
             else:
                 continue  # an untouched backend keeps its last observations
             obs[group.index] = g_obs
+            g_lives = _lives_of(g_info, len(group.index))
+            self._lives[group.index[g_mask]] = g_lives[g_mask] if len(g_lives) == len(g_mask) else g_lives
         return obs
+
+
+def _lives_of(info: dict[str, Any], n: int) -> np.ndarray:
+    """The ``lives`` counters ale-py reports (zeros where a backend reports none)."""
+    lives = info.get("lives")
+    return np.zeros(n, dtype=np.int64) if lives is None else np.asarray(lives, dtype=np.int64)
 
 
 def rollover_correction(reward: int) -> int:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchgen.errors import UsageError, did_you_mean
 from benchgen.scoring import ReferenceScores
 from benchgen.suite import Suite
 from benchgen_atari_saber import env as saber_env
-from benchgen_atari_saber import tables
+from benchgen_atari_saber import protocols, tables
 from benchgen_atari_saber.scoring import AtariScorer, reference_tables
 
 #: ALE's full action set (``ale_py.Action``), the suite's agent-visible action space
@@ -34,6 +34,9 @@ class AtariSaberSuite(Suite):
 
     Budgets are emulator frames (skipped frames included: 200M frames = 50M agent steps). The
     per-task score is SABER's/Machado's: the mean raw score of the last 100 training episodes.
+
+    ``protocol``: the Atari protocol the suite runs (SABER by default; see ``protocols.py`` and
+    :meth:`with_protocol`).
     """
 
     name = "atari_saber"
@@ -52,34 +55,79 @@ class AtariSaberSuite(Suite):
     task_score_rule = "mean raw score of the last 100 training episodes (SABER/Machado); inf if any is inf"
     default_split = "all"
     default_joint_split = "ale_train5"
+    default_protocol = protocols.DEFAULT
+
+    def __init__(self, protocol: protocols.AtariProtocol = protocols.SABER):
+        self.atari_protocol = protocol
+        self.frames_per_step = protocol.frameskip
+
+    def protocol_presets(self) -> dict[str, dict[str, Any]]:
+        """SABER, Machado et al. 2018, DQN 2015, Rainbow 2018 and ALE 2013 (``protocols.py``)."""
+        return {name: self._described(p) for name, p in protocols.PRESETS.items()}
+
+    @staticmethod
+    def _described(p: protocols.AtariProtocol) -> dict[str, Any]:
+        missing = p.missing_runner_features()
+        return {
+            **p.parameters(),
+            "runnable": "yes" if not missing else "no: needs " + " and ".join(missing),
+            "sources": dict(p.sources),
+            "open_values": dict(p.open_values),
+        }
+
+    def with_protocol(self, preset: str, changes: Mapping[str, Any]) -> AtariSaberSuite:
+        """This suite under ``preset`` with ``changes`` (``AtariProtocol.CHANGEABLE`` keys)."""
+        chosen = protocols.preset(preset)
+        missing = chosen.missing_runner_features()
+        if missing:
+            raise UsageError(
+                f"protocol '{preset}' needs {' and '.join(missing)}, which benchgen's runner does not have yet; "
+                "run saber or machado2018 (`benchgen protocols atari_saber`)"
+            )
+        custom = chosen.changed(changes)
+        suite = type(self)(custom)
+        suite.protocol_changes = {k: (getattr(chosen, k), getattr(custom, k)) for k in changes}
+        return suite
+
+    #: parameter -> (preset value, value used) of a custom protocol; empty for a preset as published
+    protocol_changes: dict[str, tuple[Any, Any]] = {}
 
     def tasks(self) -> list[str]:
         """The 61 games of ``data/world_records.csv``."""
         return tables.game_ids()
 
     def protocol(self) -> dict[str, Any]:
-        """Every value that must match for two Atari runs to be compared (SABER Table 1)."""
+        """Every value that must match for two Atari runs to be compared (SABER Table 1 for the
+        default protocol), with the protocol's name (``custom`` and its base for a changed one)."""
+        p = self.atari_protocol
+        custom = {"protocol": "custom", "protocol_base": p.name} if self.protocol_changes else {"protocol": p.name}
         return {
             "suite": self.name,
             "version": self.version,
+            **custom,
+            "protocol_version": p.version,
             "emulator": "ale-py",
             "ale_py_version": _ale_version(),
-            "sticky_action_probability": saber_env.STICKY_ACTION_PROBABILITY,
+            "sticky_action_probability": p.sticky_action_probability,
             "sticky_actions_per": "emulator frame",
-            "full_action_space": True,
-            "num_actions": saber_env.NUM_ACTIONS,
-            "life_info": False,
+            "full_action_space": p.full_action_space,
+            "num_actions": saber_env.NUM_ACTIONS if p.full_action_space else "the game's minimal set",
+            "life_info": p.life_loss_ends_training_episodes,
+            "life_loss_ends_training_episodes": p.life_loss_ends_training_episodes,
             "episodic_life": False,
-            "noop_max": 0,
+            "noop_max": p.noop_max,
             "fire_reset": False,
-            "max_stuck_frames": saber_env.MAX_STUCK_FRAMES,
-            "max_episode_frames": saber_env.MAX_EPISODE_FRAMES,
-            "infinite_gameplay_rule": "cap reached with a positive reward within the last max_stuck_frames",
+            "max_stuck_frames": p.max_stuck_frames,
+            "max_episode_frames": p.max_episode_frames,
+            "infinite_gameplay_rule": (
+                "cap reached with a positive reward within the last max_stuck_frames" if p.infinite_gameplay else None
+            ),
+            "task_score": p.task_score,
             "rollover_threshold": saber_env.ROLLOVER_THRESHOLD,
             "rollover_correction": "10**ceil(log10(|r|))",
             "score_marks_frames": dict(saber_env.SCORE_MARKS),
             "reward_clipping": False,
-            "frameskip": saber_env.FRAMESKIP,
+            "frameskip": p.frameskip,
             "preprocessing": {
                 "maxpool_last_2_frames": True,
                 "grayscale": True,
@@ -109,7 +157,10 @@ class AtariSaberSuite(Suite):
             raise UsageError(f"mode must be 'train' or 'eval', not '{mode}'")
         for task in dict.fromkeys(tasks):
             self.check_task_available(task)
-        return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode)
+        try:
+            return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode, protocol=self.atari_protocol)
+        except ValueError as exc:  # minimal action sets of different sizes
+            raise UsageError(str(exc)) from None
 
     def scorer(self) -> AtariScorer:
         """World-record (default), human-beginner and SABER Rainbow-IQN normalization

@@ -1,0 +1,280 @@
+"""The published Atari evaluation protocols as named presets (``benchgen protocols atari_saber``).
+
+SABER (section 2) and Machado et al. 2018 argue that Atari numbers differ more by protocol than
+by agent. Each preset below is one paper's protocol, every parameter documented with its source;
+a run picks one with ``--protocol NAME`` (or a YAML file that starts from one and changes some
+parameters: a *custom* protocol, labelled so in its run record and report). The suite's
+``protocol()`` lists the chosen preset's values, so ``compare`` refuses to mix protocols.
+
+Where a paper leaves a value open, ``open_values`` of the preset says so and what benchgen chose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchgen.errors import UsageError, did_you_mean
+
+
+@dataclass(frozen=True)
+class AtariProtocol:
+    """One Atari evaluation protocol. Environment parameters first, then how scores are made."""
+
+    name: str
+    """the preset's name (``--protocol NAME``)"""
+    version: str
+    """bumped whenever a value of this preset changes, so old runs are not mixed with new ones"""
+    sticky_action_probability: float
+    """probability that the emulator repeats the previous action, decided at every emulator frame
+    (Machado et al. 2018's sticky actions; 0 = a deterministic emulator)"""
+    frameskip: int
+    """emulator frames per agent action (action repeat); the observation max-pools the last two"""
+    full_action_space: bool
+    """all 18 joystick actions for every game (True), or the game's minimal action set (False)"""
+    noop_max: int
+    """at most this many no-op frames, drawn uniformly, start each episode (0 = none); the
+    no-op frames are the emulator's, before the agent's first observation"""
+    life_loss_ends_training_episodes: bool
+    """training only: the agent is told its episode terminated when it loses a life; the game goes
+    on, and the recorded episode (its score and length) still runs to game over"""
+    max_episode_frames: int
+    """an episode is truncated after this many emulator frames (the episode cap)"""
+    max_stuck_frames: int
+    """SABER's max stuck time: an episode with no non-zero reward for this many frames is
+    truncated (0 = no such rule)"""
+    infinite_gameplay: bool
+    """SABER: an episode cut by the cap while still scoring is recorded with score inf"""
+    task_score: str
+    """how a task's score is made from the recorded episodes"""
+    evaluation: Mapping[str, Any] | None = None
+    """the paper's separate evaluation phase (None: scores come from training episodes)"""
+    training_episodes: int | None = None
+    """the paper's training budget in episodes (None: a budget in frames)"""
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """parameter -> where the value comes from"""
+    open_values: Mapping[str, str] = field(default_factory=dict)
+    """parameter -> what the paper leaves open and what benchgen chose"""
+
+    #: parameters a custom protocol YAML may change (the rest define the preset itself)
+    CHANGEABLE = (
+        "sticky_action_probability",
+        "frameskip",
+        "full_action_space",
+        "noop_max",
+        "life_loss_ends_training_episodes",
+        "max_episode_frames",
+        "max_stuck_frames",
+        "infinite_gameplay",
+    )
+
+    def missing_runner_features(self) -> list[str]:
+        """What benchgen's runner would need to run this protocol as published (empty: runnable)."""
+        missing = []
+        if self.evaluation is not None:
+            missing.append("separate evaluation phases")
+        if self.training_episodes is not None:
+            missing.append("budgets counted in episodes")
+        return missing
+
+    def parameters(self) -> dict[str, Any]:
+        """The values that make two runs comparable, as ``Suite.protocol()`` lists them."""
+        out = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in ("name", "sources", "open_values")
+        }
+        out["evaluation"] = dict(self.evaluation) if self.evaluation is not None else None
+        return out
+
+    def changed(self, changes: Mapping[str, Any]) -> AtariProtocol:
+        """A custom protocol: this preset with ``changes`` (validated; one-line ``UsageError``)."""
+        values = {}
+        for key, value in changes.items():
+            if key not in self.CHANGEABLE:
+                raise did_you_mean(
+                    "protocol parameter", key, self.CHANGEABLE, hint="These are the ones a protocol file may change."
+                )
+            values[key] = _checked(key, value)
+        if not values:
+            return self
+        custom = dataclasses.replace(self, **values)
+        custom.validate()
+        return custom
+
+    def validate(self) -> None:
+        """Values the environment can apply (``UsageError`` otherwise)."""
+        for name in self.CHANGEABLE:
+            _checked(name, getattr(self, name))
+        for mark in (18_000, 108_000):  # the 5- and 30-minute score views are taken on exact frames
+            if mark % self.frameskip:
+                raise UsageError(
+                    f"frameskip {self.frameskip} does not divide the {mark:,}-frame score mark; choose a "
+                    "divisor of 18,000 (e.g. 3, 4, 5 or 6)"
+                )
+
+
+def _checked(name: str, value: Any) -> Any:
+    """One parameter's value, type- and range-checked."""
+    if name in ("full_action_space", "life_loss_ends_training_episodes", "infinite_gameplay"):
+        if not isinstance(value, bool):
+            raise UsageError(f"protocol parameter {name} must be true or false, not {value!r}")
+        return value
+    if name == "sticky_action_probability":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise UsageError(f"protocol parameter {name} must be a number in [0, 1], not {value!r}")
+        return float(value)
+    lowest = {"frameskip": 1, "noop_max": 0, "max_episode_frames": 1, "max_stuck_frames": 0}[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+        raise UsageError(f"protocol parameter {name} must be a whole number >= {lowest}, not {value!r}")
+    if name == "frameskip" and value > 30:
+        raise UsageError(f"protocol parameter frameskip must be at most 30, not {value}")
+    return value
+
+
+_SABER_SECTION_2 = "SABER (Toromanoff et al. 2019), section 2"
+#: the two rules SABER introduced (Table 1, section 3.1), absent from the protocols before it
+_NO_SABER_RULES = {
+    "max_stuck_frames": "none: SABER's max stuck time came later",
+    "infinite_gameplay": "none: SABER's infinite-gameplay rule came later",
+}
+_MACHADO = "Machado et al. 2018 (Revisiting the ALE)"
+
+SABER = AtariProtocol(
+    name="saber",
+    version="1",
+    sticky_action_probability=0.25,
+    frameskip=4,
+    full_action_space=True,
+    noop_max=0,
+    life_loss_ends_training_episodes=False,
+    max_episode_frames=21_600_000,
+    max_stuck_frames=18_000,
+    infinite_gameplay=True,
+    task_score="mean raw score of the last 100 training episodes (inf if any is inf)",
+    sources={
+        "sticky_action_probability": "SABER Table 1 (Machado et al.'s sticky actions)",
+        "frameskip": "SABER section 4: Rainbow/IQN preprocessing (action repeat 4)",
+        "full_action_space": "SABER Table 1: 18 actions",
+        "noop_max": "SABER Table 1: same starting state",
+        "life_loss_ends_training_episodes": "SABER Table 1: life information not allowed",
+        "max_episode_frames": "SABER Table 1: 100 hours at 60 frames/s",
+        "max_stuck_frames": "SABER Table 1: max stuck time 5 minutes",
+        "infinite_gameplay": "SABER section 3.1",
+        "task_score": "SABER section 3.2: mean of 100 consecutive training episodes",
+    },
+)
+
+MACHADO2018 = AtariProtocol(
+    name="machado2018",
+    version="1",
+    sticky_action_probability=0.25,
+    frameskip=4,
+    full_action_space=True,
+    noop_max=0,
+    life_loss_ends_training_episodes=False,
+    max_episode_frames=18_000,
+    max_stuck_frames=0,
+    infinite_gameplay=False,
+    task_score="mean raw score of the last 100 training episodes",
+    sources={
+        **_NO_SABER_RULES,
+        "sticky_action_probability": f"{_MACHADO}, section 'Injecting Stochasticity': sticky actions, 0.25",
+        "full_action_space": f"{_MACHADO}; SABER section 2 (Machado's recommendation of all 18 actions)",
+        "life_loss_ends_training_episodes": f"{_MACHADO}, 'Episode Termination': game over only",
+        "max_episode_frames": f"{_SABER_SECTION_2}.2: 5 minutes in Revisiting ALE",
+        "task_score": f"{_MACHADO}, 'Summarizing Learning Performance': last 100 training episodes",
+    },
+    open_values={
+        "frameskip": "not restated in the extended abstract; benchgen: 4, the DQN setup Machado et al. evaluate",
+        "noop_max": "sticky actions replace no-op starts as the source of randomness; benchgen: 0",
+    },
+)
+
+DQN2015 = AtariProtocol(
+    name="dqn2015",
+    version="1",
+    sticky_action_probability=0.0,
+    frameskip=4,
+    full_action_space=False,
+    noop_max=30,
+    life_loss_ends_training_episodes=True,
+    max_episode_frames=108_000,
+    max_stuck_frames=0,
+    infinite_gameplay=False,
+    task_score="mean raw score of the evaluation episodes",
+    evaluation={"policy": "epsilon-greedy", "epsilon": 0.05, "episodes": 30, "episode_cap_frames": 18_000},
+    sources={
+        **_NO_SABER_RULES,
+        "sticky_action_probability": "Mnih et al. 2015: the deterministic ALE of the time",
+        "frameskip": "Mnih et al. 2015, Methods: the agent sees and acts on every 4th frame",
+        "full_action_space": f"Mnih et al. 2015 (minimal action set); {_SABER_SECTION_2}",
+        "noop_max": "Mnih et al. 2015, Methods: up to 30 no-op actions at the start of evaluation episodes",
+        "life_loss_ends_training_episodes": f"{_SABER_SECTION_2}.1; {_MACHADO}, 'Episode Termination'",
+        "evaluation": "Mnih et al. 2015: 30 episodes of up to 5 minutes, epsilon 0.05",
+        "task_score": "Mnih et al. 2015: the average score of the evaluation episodes",
+    },
+    open_values={
+        "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
+        "noop_max": "stated for evaluation; benchgen applies it to training episodes too, as DQN's code did",
+    },
+)
+
+RAINBOW2018 = dataclasses.replace(
+    DQN2015,
+    name="rainbow2018",
+    evaluation={
+        "policy": "greedy (noisy networks off)",
+        "interval_frames": 4_000_000,
+        "frames": 500_000,
+        "episode_cap_frames": 108_000,
+    },
+    sources={
+        **DQN2015.sources,
+        "evaluation": "Hessel et al. 2018: every 1M agent steps, 500K frames, episodes truncated at 108K frames",
+    },
+    open_values={
+        "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
+        "evaluation": "epsilon during evaluation is not stated; benchgen: greedy, noise off",
+    },
+)
+
+ALE2013 = AtariProtocol(
+    name="ale2013",
+    version="1",
+    sticky_action_probability=0.0,
+    frameskip=5,
+    full_action_space=True,
+    noop_max=0,
+    life_loss_ends_training_episodes=False,
+    max_episode_frames=18_000,
+    max_stuck_frames=0,
+    infinite_gameplay=False,
+    task_score="mean raw score of the 500 evaluation episodes",
+    evaluation={"policy": "the learned policy, no learning", "episodes": 500, "after_training": True},
+    training_episodes=5_000,
+    sources={
+        **_NO_SABER_RULES,
+        "sticky_action_probability": "Bellemare et al. 2013: the deterministic ALE",
+        "life_loss_ends_training_episodes": "Bellemare et al. 2013, section 3.1.2: episodes end at end of game",
+        "task_score": "Bellemare et al. 2013, section 3.1.2: average score of the evaluation episodes",
+        "frameskip": "Bellemare et al. 2013, section 3.1.2 and appendix C: the agent acts every 5 frames",
+        "max_episode_frames": "Bellemare et al. 2013, section 3.1.2: 5 minutes (18,000 frames)",
+        "full_action_space": "Bellemare et al. 2013, section 3.3 (agents choose among all 18 actions)",
+        "noop_max": "Bellemare et al. 2013, section 3.1.2: the episode starts on the frame after reset",
+        "training_episodes": "Bellemare et al. 2013, appendix C: 5,000 training episodes per trial",
+        "evaluation": "Bellemare et al. 2013, appendix C: 500 evaluation episodes, no learning",
+    },
+)
+
+PRESETS: dict[str, AtariProtocol] = {p.name: p for p in (SABER, MACHADO2018, DQN2015, RAINBOW2018, ALE2013)}
+DEFAULT = "saber"
+
+
+def preset(name: str) -> AtariProtocol:
+    """The named preset (did-you-mean ``UsageError`` for an unknown name)."""
+    if name not in PRESETS:
+        raise did_you_mean("Atari protocol", name, PRESETS, hint="`benchgen protocols atari_saber` lists them.")
+    return PRESETS[name]

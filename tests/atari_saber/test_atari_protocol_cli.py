@@ -1,0 +1,101 @@
+"""``--protocol``: a named Atari protocol or a custom YAML one, recorded, reported, resumed and
+kept apart by compare; bad choices refused in one line before anything is written."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tests.conftest import assert_usage_error, run_cli
+
+RANDOM_RUN = ("run", "atari_saber", "random", "--tasks", "pong", "--frames", "40k", "--no-progress")
+
+
+def write(path, text: str):
+    path.write_text(text)
+    return path
+
+
+def test_named_protocol_is_recorded_reported_and_resumed(tmp_path):
+    out = tmp_path / "machado"
+    proc = run_cli(*RANDOM_RUN, "--protocol", "machado2018", "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "protocol  machado2018" in proc.stderr  # the plan says which
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["protocol"]["protocol"] == "machado2018"
+    assert meta["protocol"]["max_episode_frames"] == 18_000 and meta["protocol"]["max_stuck_frames"] == 0
+    assert meta["protocol_choice"] == {"preset": "machado2018", "changes": {}}
+    proc = run_cli("report", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Protocol: machado2018." in (out / "report" / "report.md").read_text()
+    proc = run_cli("resume", out, "--no-progress")  # rebuilt under the same protocol: no drift
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "another protocol" not in proc.stderr
+
+    saber = tmp_path / "saber"
+    assert run_cli(*RANDOM_RUN, "--out", saber).returncode == 0
+    proc = run_cli("compare", out, saber, "--out", tmp_path / "cmp")
+    assert proc.returncode != 0 and "max_episode_frames" in proc.stderr  # protocols are not mixed
+
+
+def test_custom_protocol_file_is_labelled_with_its_changes(tmp_path):
+    custom = write(tmp_path / "skip5.yaml", "base: machado2018\nframeskip: 5\nnoop_max: 30\n")
+    out = tmp_path / "custom"
+    proc = run_cli(*RANDOM_RUN, "--protocol", custom, "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["protocol"]["protocol"] == "custom" and meta["protocol"]["protocol_base"] == "machado2018"
+    assert meta["protocol"]["frameskip"] == 5 and meta["frames_per_step"] == 5
+    assert meta["protocol_choice"] == {"preset": "machado2018", "changes": {"frameskip": 5, "noop_max": 30}}
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        lengths = [row[0] for row in conn.execute("SELECT length_frames FROM episodes")]
+    assert lengths and all(n % 5 == 0 for n in lengths)  # frame skip 5
+    assert run_cli("report", out).returncode == 0
+    report = (out / "report" / "report.md").read_text()
+    assert "Protocol: custom (from machado2018); changed: frameskip = 5, noop_max = 30." in report
+    custom.unlink()  # the run keeps the values, not the path
+    assert run_cli("resume", out, "--no-progress").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("protocol", "fragments"),
+    [
+        ("machado", ["unknown atari_saber protocol 'machado'", "did you mean 'machado2018'"]),
+        ("dqn2015", ["needs separate evaluation phases", "run saber or machado2018"]),
+        ("file:base: saber\nframe_skip: 5\n", ["unknown protocol parameter 'frame_skip'", "did you mean 'frameskip'"]),
+        (
+            "file:base: saber\nsticky_action_probability: 1.5\n",
+            ["sticky_action_probability must be a number in [0, 1]"],
+        ),
+        ("file:base: saber\nframeskip: 7\n", ["frameskip 7 does not divide"]),
+        ("file:frameskip: 5\n", ["give `base: PRESET`"]),
+    ],
+)
+def test_bad_protocol_choices_are_refused_before_anything_is_written(tmp_path, protocol, fragments):
+    if protocol.startswith("file:"):
+        protocol = str(write(tmp_path / "custom.yaml", protocol.removeprefix("file:")))
+    out = tmp_path / "run"
+    assert_usage_error(run_cli(*RANDOM_RUN, "--protocol", protocol, "--out", out), *fragments)
+    assert not out.exists()
+
+
+def test_a_suite_with_one_protocol_takes_no_protocol(tmp_path):
+    proc = run_cli("run", "toy", "random", "--protocol", "saber", "--out", tmp_path / "r")
+    assert_usage_error(proc, "suite 'toy' has a single protocol")
+
+
+def test_protocols_command_shows_presets_side_by_side_and_one_with_sources():
+    proc = run_cli("protocols", "atari_saber")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("saber", "machado2018", "dqn2015", "rainbow2018", "ale2013"):
+        assert name in proc.stdout
+    differing = [line for line in proc.stdout.splitlines() if "frameskip" in line]
+    assert differing and "*" in differing[0]  # ALE 2013's frame skip 5 differs
+    same = [line for line in proc.stdout.splitlines() if " version " in line]
+    assert same and "*" not in same[0]
+    proc = run_cli("protocols", "atari_saber", "ale2013")
+    assert proc.returncode == 0 and "acts every 5 frames" in proc.stdout
+    assert_usage_error(run_cli("protocols", "atari_saber", "sabre"), "did you mean 'saber'")
+    assert "named protocols" in run_cli("list", "atari_saber").stdout
