@@ -2,8 +2,8 @@
 
 Layers, lowest first; a module may import its own layer and those below it, never above:
 
-1. ground: ``benchgen`` itself and its contracts (errors, config, suite, agent, remote, scoring,
-   hookspecs, registry, cpu_affinity);
+1. ground: ``benchgen`` itself and its contracts (errors, config, suite, protocols, agent, remote,
+   scoring, hookspecs, registry, cpu_affinity);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
 4. the commands: ``benchgen.cli``, ``benchgen.newplugin``, ``benchgen.__main__``;
@@ -29,6 +29,7 @@ GROUND = {
     "benchgen.errors",
     "benchgen.config",
     "benchgen.suite",
+    "benchgen.protocols",
     "benchgen.agent",
     "benchgen.remote",
     "benchgen.scoring",

@@ -3,7 +3,7 @@
     python -m pytest -m slow examples/minatar/tests/test_minatar_learning.py -k dqn
     (or -k rainbow_iqn, -k "rainbow and not iqn", -k ppo)
 
-Each runs ``benchgen run minatar AGENT --tasks breakout --frames 1M`` with the settings in
+Each runs ``benchgen run minatar AGENT --tasks breakout --frames N`` with the settings in
 ``examples/minatar/configs/AGENT.yaml`` (Young and Tian 2019's DQN schedule: replay 100K, one
 update per frame, target copy every 1,000 frames, 5,000 frames of random play first) and asserts
 that the mean score of the last 100 training episodes reaches ``REQUIRED``.
@@ -14,7 +14,10 @@ its own protocol, ``data/random_scores.csv``), and their DQN and AC(lambda) curv
 Figure 3, 5M frames, 30 seeds) rise well above that within the first million frames; the
 figure gives no table to take a number from, so the check asks for a clear multiple of
 random at 1M frames rather than a point on their curve. On 2 CPU cores one run takes one to
-two hours (a million updates for the value-based agents).
+two hours (a million updates for the value-based agents). ``rainbow_iqn`` is checked at 250K
+frames: each of its updates carries 64 + 64 quantile samples per transition (the IQN paper's
+N = N'), about four times a Rainbow update here, so 1M frames would take most of a working day
+on this CPU; fewer frames make the same threshold harder to reach, not easier.
 """
 
 from __future__ import annotations
@@ -29,12 +32,12 @@ FRAMES = 1_000_000
 RANDOM_BREAKOUT = 0.5  # Young and Tian, MinAtar README: random play, 1,000 episodes
 REQUIRED = 10 * RANDOM_BREAKOUT
 
-#: agent -> extra command-line arguments
+#: agent -> (frames, extra command-line arguments)
 AGENTS = {
-    "dqn": [],
-    "rainbow": [],
-    "rainbow_iqn": [],
-    "ppo": ["--num-envs", "8"],
+    "dqn": (FRAMES, []),
+    "rainbow": (FRAMES, []),
+    "rainbow_iqn": (250_000, []),
+    "ppo": (FRAMES, ["--num-envs", "8"]),
 }
 
 
@@ -52,6 +55,7 @@ def last_100_mean(run_dir: Path) -> tuple[float, int]:
 @pytest.mark.parametrize("agent", sorted(AGENTS))
 def test_breakout_last_100_mean_beats_ten_times_random(benchgen, tmp_path, agent):
     out = tmp_path / agent
+    frames, extra = AGENTS[agent]
     proc = benchgen(
         "run",
         "minatar",
@@ -59,10 +63,10 @@ def test_breakout_last_100_mean_beats_ten_times_random(benchgen, tmp_path, agent
         "--tasks",
         "breakout",
         "--frames",
-        FRAMES,
+        frames,
         "--config",
         CONFIGS / f"{agent}.yaml",
-        *AGENTS[agent],
+        *extra,
         "--out",
         out,
         "--no-progress",
@@ -71,4 +75,4 @@ def test_breakout_last_100_mean_beats_ten_times_random(benchgen, tmp_path, agent
     assert proc.returncode == 0, proc.stderr[-3000:]
     mean, episodes = last_100_mean(out)
     print(f"{agent}: {episodes} episodes, last-100 mean {mean:.2f} (required {REQUIRED})")
-    assert mean >= REQUIRED, f"{agent}: last-100 mean {mean:.2f} < {REQUIRED} after {FRAMES} frames"
+    assert mean >= REQUIRED, f"{agent}: last-100 mean {mean:.2f} < {REQUIRED} after {frames} frames"
