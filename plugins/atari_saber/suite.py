@@ -175,7 +175,10 @@ class AtariSaberSuite(Suite):
     def action_semantics(self) -> dict[str, int]:
         """Indices in the full 18-action set. The joystick's single button (FIRE) is the jump in
         Atari platformers (Pitfall!, Montezuma's Revenge), so 'jump' = FIRE, 'right_jump' =
-        RIGHTFIRE, 'left_jump' = LEFTFIRE."""
+        RIGHTFIRE, 'left_jump' = LEFTFIRE. None under a minimal action set, whose indices differ
+        from game to game."""
+        if not self.atari_protocol.full_action_space:
+            return None
         return {
             "noop": ACTION_MEANINGS.index("NOOP"),  # 0
             "right": ACTION_MEANINGS.index("RIGHT"),  # 3

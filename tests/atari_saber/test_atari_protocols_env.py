@@ -170,3 +170,10 @@ def test_a_life_loss_final_observation_is_the_current_one_and_the_game_goes_on()
         pytest.fail("no life was lost in 2,000 random steps of Breakout")
     finally:
         env.close()
+
+
+def test_named_actions_exist_only_with_the_full_action_set():
+    """JERK's 'right'/'jump' indices are the full set's; a minimal set numbers actions per game."""
+    assert AtariSaberSuite(MACHADO2018).action_semantics()["right_jump"] == 11
+    assert AtariSaberSuite(DQN2015).action_semantics() is None
+    assert AtariSaberSuite().with_protocol("saber", {"full_action_space": False}).action_semantics() is None
