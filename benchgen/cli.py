@@ -279,7 +279,6 @@ def cmd_protocols(args) -> int:
 
     suite = args.registry.suite(args.suite)
     if len(args.names) == 1:
-        protocols.side_by_side(suite, args.names)  # validates the name
         table = Table(title=f"{suite.name} protocol {args.names[0]}")
         table.add_column("parameter", no_wrap=True)
         table.add_column(args.names[0])

@@ -47,10 +47,7 @@ def apply_choice(suite: Suite, choice: Mapping[str, Any] | None) -> Suite:
     presets = suite.protocol_presets()
     if not presets:
         raise UsageError(f"suite '{suite.name}' has a single protocol; run it without --protocol")
-    if choice["preset"] not in presets:
-        raise did_you_mean(
-            f"{suite.name} protocol", choice["preset"], presets, listed_by=f"benchgen protocols {suite.name}"
-        )
+    _check_known(suite, choice["preset"], presets)
     return suite.with_protocol(choice["preset"], dict(choice["changes"]))
 
 
@@ -71,8 +68,7 @@ def side_by_side(suite: Suite, names: list[str] | None = None) -> tuple[list[str
         raise UsageError(f"suite '{suite.name}' has a single protocol; `benchgen list {suite.name}` shows it")
     names = names or list(presets)
     for name in names:
-        if name not in presets:
-            raise did_you_mean(f"{suite.name} protocol", name, presets, listed_by=f"benchgen protocols {suite.name}")
+        _check_known(suite, name, presets)
     params = [k for k in dict.fromkeys(k for n in names for k in presets[n]) if k not in NOTE_KEYS]
     rows = []
     for param in params:
@@ -83,7 +79,9 @@ def side_by_side(suite: Suite, names: list[str] | None = None) -> tuple[list[str
 
 def notes(suite: Suite, name: str) -> list[tuple[str, str, str]]:
     """One preset's ``(parameter, value, source or what benchgen chose)`` rows."""
-    preset = suite.protocol_presets()[name]
+    presets = suite.protocol_presets()
+    _check_known(suite, name, presets)
+    preset = presets[name]
     sources, open_values = preset.get("sources", {}), preset.get("open_values", {})
     rows = []
     for param, value in preset.items():
@@ -94,6 +92,12 @@ def notes(suite: Suite, name: str) -> list[tuple[str, str, str]]:
             note = (note + "; " if note else "") + "open: " + open_values[param]
         rows.append((param, _shown(value), note))
     return rows
+
+
+def _check_known(suite: Suite, name: str, presets: Mapping[str, Any]) -> None:
+    """A did-you-mean ``UsageError`` unless ``name`` is one of the suite's presets."""
+    if name not in presets:
+        raise did_you_mean(f"{suite.name} protocol", name, presets, listed_by=f"benchgen protocols {suite.name}")
 
 
 def _shown(value: Any) -> str:

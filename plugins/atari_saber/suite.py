@@ -89,9 +89,6 @@ class AtariSaberSuite(Suite):
         suite.protocol_changes = {k: (getattr(chosen, k), getattr(custom, k)) for k in changes}
         return suite
 
-    #: parameter -> (preset value, value used) of a custom protocol; empty for a preset as published
-    protocol_changes: dict[str, tuple[Any, Any]] = {}
-
     def tasks(self) -> list[str]:
         """The 61 games of ``data/world_records.csv``."""
         return tables.game_ids()
