@@ -190,7 +190,10 @@ COMPARE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "baseline": ("--baseline", {}),
     "references": ("--reference", {"action": "append", "metavar": "NAME=CSV"}),
     "show_references": ("--no-references", {"action": "store_false"}),
-    "phase": ("--phase", {"choices": ["auto", "train", "finetune", "zeroshot", "joint"]}),
+    "phase": (
+        "--phase",
+        {"choices": ["auto", "train", "finetune", "zeroshot", "joint", "train_eval", "finetune_eval", "joint_eval"]},
+    ),
     "at": ("--at", {"type": _count}),
     "view": ("--view", {}),
     "reps": ("--reps", {"type": int}),
@@ -258,7 +261,7 @@ def cmd_list(args) -> int:
             f"named protocols (--protocol NAME; default {suite.default_protocol}; `benchgen protocols {suite.name}`):"
         )
         for name, preset in presets.items():
-            print(f"  {name:16} runnable: {preset.get('runnable', 'yes')}")
+            print(f"  {name:16} {preset.get('task_score', '')}")
     print("splits:")
     for name, split in sorted(reg.splits(suite).items()):
         print(f"  {name:16} train {len(split.train):3}  test {len(split.test):3}  {split.description}")

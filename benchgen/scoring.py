@@ -119,6 +119,15 @@ class Scorer:
             return math.inf
         return float(np.mean(tail))
 
+    def evaluation_score(self, episode_scores: list[float]) -> float:
+        """Per-task score of one evaluation phase from its raw episode scores (Mnih et al. 2015,
+        Bellemare et al. 2013: their mean; ``inf`` if any is)."""
+        if not episode_scores:
+            return float("nan")
+        if any(math.isinf(s) for s in episode_scores):
+            return math.inf
+        return float(np.mean(episode_scores))
+
     def format_table(self, result: dict) -> str:
         """Text rendering of :meth:`score` output for ``benchgen score``; suites whose scores
         are not normalized (no classes) override it."""

@@ -63,6 +63,52 @@ class EpisodeEnd:
     """Notable events during the episode (e.g. a corrected score rollover)."""
 
 
+@dataclass(frozen=True)
+class EvaluationSchedule:
+    """A protocol's separate evaluation phases (Mnih et al. 2015, Hessel et al. 2018, Bellemare et
+    al. 2013): learning pauses, the agent plays episodes of its own tasks in the suite's ``"eval"``
+    mode, and they are recorded under the phase ``<unit phase>_eval`` (``train_eval``, ...), with
+    the training frame counter at which the round began. A round's quota is counted per task in
+    episodes or in frames; an episode counts if it started while the quota was open, and the round
+    ends when every counted episode has finished (so no episode is cut short and short episodes
+    are not favoured). The task score of an evaluation phase is made from its latest round."""
+
+    episodes: int = 0
+    """episodes per task in each round (0: the round is counted in ``frames``)"""
+    frames: int = 0
+    """emulator frames per task in each round (0: the round is counted in ``episodes``)"""
+    interval_frames: int = 0
+    """training frames between rounds; a round also follows training (0: that round only)"""
+    epsilon: float = 0.0
+    """probability of a uniformly random action at each step (0: the agent's greedy policy)"""
+
+    def __post_init__(self):
+        if (self.episodes > 0) == (self.frames > 0):
+            raise ValueError("an evaluation round is counted in episodes or in frames: give exactly one")
+        if self.interval_frames < 0 or not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError("interval_frames must be >= 0 and epsilon in [0, 1]")
+
+    def points(self, budget_frames: int) -> list[int]:
+        """The training frame counts at which rounds are due, the last one the unit's budget."""
+        every = self.interval_frames
+        inside = range(every, budget_frames, every) if every else ()
+        return [*inside, budget_frames]
+
+
+#: how the phase of a unit's evaluation episodes is named: ``train`` -> ``train_eval``
+EVALUATION_SUFFIX = "_eval"
+
+
+def evaluation_phase(unit_phase: str) -> str:
+    """The phase a unit's evaluation episodes are recorded under (:class:`EvaluationSchedule`)."""
+    return unit_phase + EVALUATION_SUFFIX
+
+
+def evaluated_phase(phase: str) -> str | None:
+    """The unit phase whose evaluation episodes ``phase`` holds; None if it holds a unit's own."""
+    return phase[: -len(EVALUATION_SUFFIX)] if phase.endswith(EVALUATION_SUFFIX) else None
+
+
 class SuiteVectorEnv(gym.vector.VectorEnv):
     """Base for suite environments; see the module docstring for the contract."""
 
@@ -203,8 +249,9 @@ class Suite(abc.ABC):
 
     @abc.abstractmethod
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SuiteVectorEnv:
-        """Build the vector env (see the module docstring). ``mode`` is "train" or "eval"; the
-        protocol is the same in both, the mode is only recorded."""
+        """Build the vector env (see the module docstring). ``mode`` is "train" or "eval" (the
+        episodes of zero-shot units and of evaluation phases); a protocol with training-only rules
+        or an evaluation episode cap applies them by mode."""
 
     # -- named protocols (optional: a suite that implements several published protocols) --------
     #: the preset a run uses when it names none (``--protocol``); None: the suite has one protocol
@@ -214,8 +261,8 @@ class Suite(abc.ABC):
 
     def protocol_presets(self) -> dict[str, dict[str, Any]]:
         """The named protocols this suite can run: name -> its parameters and their sources, for
-        ``benchgen protocols`` (the key ``runnable`` says whether benchgen can run it as
-        published). Empty (the default): the suite has one protocol and takes no ``--protocol``."""
+        ``benchgen protocols`` (the key ``task_score``, if present, is shown by ``benchgen list``).
+        Empty (the default): the suite has one protocol and takes no ``--protocol``."""
         return {}
 
     def with_protocol(self, preset: str, changes: Mapping[str, Any]) -> Suite:
@@ -225,6 +272,16 @@ class Suite(abc.ABC):
         or values raise a one-line ``UsageError``. Called only when :meth:`protocol_presets`
         is non-empty."""
         raise UsageError(f"suite '{self.name}' has a single protocol; run it without --protocol")
+
+    def evaluation_schedule(self) -> EvaluationSchedule | None:
+        """The protocol's separate evaluation phases (see :class:`EvaluationSchedule`); None (the
+        default): scores come from the training episodes themselves."""
+        return None
+
+    def episode_budget(self) -> int | None:
+        """Training episodes per task after which a learning unit ends, even short of its frame
+        budget (Bellemare et al. 2013 train for 5,000 episodes); None (the default): frames only."""
+        return None
 
     def check_task_available(self, task: str) -> None:
         """Raise ``UsageError`` (one line, saying how to fix it) if ``task`` cannot run here.

@@ -22,9 +22,10 @@ from benchgen.registry import get_registry
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.scoring import CLASSES
+from benchgen.suite import evaluated_phase
 
 #: the order phases are reported in
-PHASE_ORDER = ["train", "joint", "zeroshot", "finetune"]
+PHASE_ORDER = ["train_eval", "train", "joint_eval", "joint", "zeroshot", "finetune_eval", "finetune"]
 
 
 def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
@@ -80,9 +81,10 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     for phase in phases:
         run = runs.get(phase)
         section: dict[str, Any] = {"episodes": sum(len(f) for f, _ in run.series.values()) if run else 0}
-        members = [u for u in units if u.phase == phase]
+        unit_phase = evaluated_phase(phase) or phase  # evaluation episodes belong to their units' phase
+        members = [u for u in units if u.phase == unit_phase]
         section["complete"] = all(u.status == "done" for u in members)
-        if phase in ("train", "joint"):
+        if unit_phase in ("train", "joint"):
             # a reporting point counts once every unit of the phase played past it; the others
             # are named as not reached, never filled with an earlier score
             played = min((u.frames_done for u in members), default=0)

@@ -97,6 +97,18 @@ class Unit:
         return f"{self.phase} {what} seed {self.seed}"
 
 
+@dataclass(frozen=True)
+class EpisodeTally:
+    """How many episodes (and emulator frames) a unit recorded in one phase, round and task."""
+
+    phase: str
+    round: int | None
+    """the evaluation round (``extras["eval_round"]``); None for the unit's own episodes"""
+    task: str
+    episodes: int
+    frames: int
+
+
 def _encode_float(value: float) -> float:
     # SQLite stores IEEE infinities in REAL columns as they are; NaN would become NULL, so refuse it.
     if value != value:
@@ -117,7 +129,11 @@ class UnitStore(Protocol):
         """task -> the number the unit's next episode of that task gets."""
 
     def record_episodes(self, unit: Unit, records: list[dict[str, Any]], frames_done: int) -> None:
-        """Commit finished episodes and the unit's frame counter together."""
+        """Commit finished episodes and the unit's frame counter together (a record's ``phase``,
+        when it has one, is an evaluation phase of the unit; else the unit's phase)."""
+
+    def episode_tally(self, unit_id: str) -> list[EpisodeTally]:
+        """What the unit has recorded, per phase, evaluation round and task (resume reads it)."""
 
     def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
         """Record a checkpoint (path relative to the run directory) as the unit's newest."""
@@ -238,7 +254,7 @@ class ResultsStore:
                 [
                     (
                         unit.unit_id,
-                        unit.phase,
+                        r.get("phase", unit.phase),
                         r["task"],
                         unit.seed,
                         r["episode"],
@@ -255,6 +271,14 @@ class ResultsStore:
                 ],
             )
             self.conn.execute("UPDATE units SET frames_done = ? WHERE unit_id = ?", (frames_done, unit.unit_id))
+
+    def episode_tally(self, unit_id: str) -> list[EpisodeTally]:
+        rows = self.conn.execute(
+            "SELECT phase, json_extract(extras, '$.eval_round') AS round, task, COUNT(*) AS n, "
+            "SUM(length_frames) AS frames FROM episodes WHERE unit_id = ? GROUP BY phase, round, task",
+            (unit_id,),
+        ).fetchall()
+        return [EpisodeTally(r["phase"], r["round"], r["task"], r["n"], r["frames"]) for r in rows]
 
     def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
         with self.conn:

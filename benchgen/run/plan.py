@@ -184,6 +184,14 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
     if label:
         changed = "".join(f", {k} {old} -> {new}" for k, (old, new) in r.suite.protocol_changes.items())
         lines.append(f"  protocol  {label}{changed}")
+    if r.suite.episode_budget() is not None:
+        lines.append(f"  training ends after {r.suite.episode_budget():,} episodes per task, or at its budget")
+    schedule = r.suite.evaluation_schedule()
+    if schedule is not None:
+        quota = f"{schedule.episodes:,} episodes" if schedule.episodes else f"{schedule.frames:,} frames"
+        when = f"every {schedule.interval_frames:,} training frames and " if schedule.interval_frames else ""
+        policy = f"epsilon {schedule.epsilon}" if schedule.epsilon else "greedy"
+        lines.append(f"  evaluation {quota} per task, {when}after training ({policy}), recorded as <phase>_eval")
     for phase, members in by_phase.items():
         budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
         shown = " / ".join(f"{b:,}" for b in budgets)

@@ -25,7 +25,7 @@ from typing import Any
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.errors import UsageError
 from benchgen.results.rundir import RunDir
-from benchgen.results.store import ResultsStore, Unit
+from benchgen.results.store import EpisodeTally, ResultsStore, Unit
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.schedule import count_retry, ready_units
 from benchgen.run.unit import execute_unit
@@ -161,9 +161,10 @@ class StreamingStore:
     #: seconds between sends of finished episodes (one queue call per batch, not per episode)
     flush_interval = 0.5
 
-    def __init__(self, unit: Unit, next_episodes: dict[str, int], queue):
+    def __init__(self, unit: Unit, next_episodes: dict[str, int], queue, tally: list[EpisodeTally] = ()):
         self._unit = unit
         self._next = dict(next_episodes)
+        self._tally = list(tally)
         self._queue = queue
         self._pending: list[dict] = []
         self._last_flush = time.monotonic()
@@ -186,6 +187,9 @@ class StreamingStore:
     def next_episode_numbers(self, unit_id: str) -> dict[str, int]:
         return dict(self._next)
 
+    def episode_tally(self, unit_id: str) -> list[EpisodeTally]:
+        return list(self._tally)
+
     def update_unit(self, unit_id: str, **fields: Any) -> None:
         for key, value in fields.items():
             if hasattr(self._unit, key):
@@ -206,7 +210,7 @@ class StreamingStore:
         self._flush()
 
 
-def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue) -> str:
+def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue, tally: list[EpisodeTally]) -> str:
     """A Ray task: run one unit, streaming its records to the driver."""
     from benchgen.registry import get_registry
 
@@ -215,7 +219,7 @@ def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue)
     rundir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
     rundir.pid_file(unit.unit_id).write_text(str(os.getpid()))
     r = resolve_from_meta(get_registry(), rundir.meta())
-    store = StreamingStore(unit, next_episodes, queue)
+    store = StreamingStore(unit, next_episodes, queue, tally)
     try:
         execute_unit(rundir, r, unit.unit_id, store=store)
     finally:
@@ -279,7 +283,11 @@ def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
             for unit in ready:
                 options = {"num_cpus": r.run.cpus_per_unit, "num_gpus": r.run.gpus_per_unit}
                 ref = remote.options(**options).remote(
-                    str(run_dir.path), unit, store.next_episode_numbers(unit.unit_id), queue
+                    str(run_dir.path),
+                    unit,
+                    store.next_episode_numbers(unit.unit_id),
+                    queue,
+                    store.episode_tally(unit.unit_id),
                 )
                 futures[ref] = unit.unit_id
                 if progress is not None:

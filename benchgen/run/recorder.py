@@ -40,6 +40,9 @@ class EpisodeRecorder(EpisodeTracker):
         self.store = store
         self.unit = unit
         self._next_episode = store.next_episode_numbers(unit.unit_id)
+        self.tally = store.episode_tally(unit.unit_id)
+        #: task -> episodes recorded in the unit's own phase (its evaluation rounds' not counted)
+        self.own_episodes = {t.task: t.episodes for t in self.tally if t.phase == unit.phase}
         self._on_episodes = on_episodes
         self.recent_scores: deque[float] = deque(maxlen=100)
         self.episodes_recorded = sum(self._next_episode.values())
@@ -52,11 +55,15 @@ class EpisodeRecorder(EpisodeTracker):
     def take(self, ends: list[EpisodeEnd]) -> None:
         self.record(ends)
 
-    def record(self, ends: list[EpisodeEnd], frames: int = 0) -> None:
+    def record(
+        self, ends: list[EpisodeEnd], frames: int = 0, phase: str | None = None, extras: dict | None = None
+    ) -> None:
         """Count ``frames`` more emulator frames, then number and commit ``ends`` under the unit
         (with the frame counter, in one transaction). The suite env's own episodes come through
         :meth:`step`; those of its copies in other processes through
-        ``TrainingContext.report_remote_episodes``, which opens their sealed reports first."""
+        ``TrainingContext.report_remote_episodes``, which opens their sealed reports first.
+        ``phase`` and ``extras``: an evaluation round's episodes (``benchgen.run.evaluation``),
+        numbered in the same sequence as the unit's own but recorded under their own phase."""
         self.frames_done += frames
         if not ends:
             return
@@ -64,8 +71,11 @@ class EpisodeRecorder(EpisodeTracker):
         for end in ends:
             number = self._next_episode.get(end.task, 0)
             self._next_episode[end.task] = number + 1
+            if phase is None:
+                self.own_episodes[end.task] = self.own_episodes.get(end.task, 0) + 1
             records.append(
                 {
+                    **({"phase": phase} if phase is not None else {}),
                     "task": end.task,
                     "episode": number,
                     "env_index": int(end.env_index),
@@ -73,21 +83,21 @@ class EpisodeRecorder(EpisodeTracker):
                     "length_frames": int(end.length_frames),
                     "score": float(end.score),
                     "end_reason": end.end_reason,
-                    "extras": {k: jsonable(v) for k, v in end.extras.items()},
+                    "extras": {k: jsonable(v) for k, v in {**end.extras, **(extras or {})}.items()},
                     "events": end.events,
                 }
             )
         self.store.record_episodes(self.unit, records, self.frames_done)
         self.episodes_recorded += len(records)
         for r in records:
-            if not math.isinf(r["score"]):
+            if phase is None and not math.isinf(r["score"]):
                 self.recent_scores.append(r["score"])
         if self._on_episodes:
             self._on_episodes(records)
 
     def episodes_of(self, task: str) -> int:
-        """Episodes recorded so far for ``task`` in this unit (resumed ones included)."""
-        return self._next_episode.get(task, 0)
+        """Episodes recorded so far for ``task`` in the unit's own phase (resumed ones included)."""
+        return self.own_episodes.get(task, 0)
 
     def recent_mean(self) -> float:
         return float(np.mean(self.recent_scores)) if self.recent_scores else float("nan")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 from benchgen.agent import Agent, TrainingContext
 from benchgen.errors import UsageError
@@ -18,6 +19,7 @@ from benchgen.remote import CollectorKey, EpisodeInbox, RemoteEnvFactory, Remote
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit, UnitStore
 from benchgen.run.checkpoints import Saver, save_points
+from benchgen.run.evaluation import EvaluationRounds
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.run.signals import STOP, StopRequested
@@ -40,6 +42,12 @@ class UnitContext(TrainingContext):
         self.progress = None
         self._inbox = EpisodeInbox()  # opens the reports of this unit's remote_envs() collectors
         self._ray, self._started_ray = None, False
+        #: training episodes per task that end the unit (``Suite.episode_budget``); None: frames only
+        self.episode_budget: int | None = None
+        #: the unit's evaluation phases and what playing a round needs (see ``execute_unit``)
+        self.rounds: EvaluationRounds | None = None
+        self.play_rounds: Callable[[bool], None] | None = None
+        """plays the rounds that are due (argument: whether training is over)"""
 
     @property
     def steps_done(self) -> int:
@@ -47,7 +55,12 @@ class UnitContext(TrainingContext):
 
     @property
     def finished(self) -> bool:
-        return STOP.requested or self.steps_done >= self.budget_steps
+        return STOP.requested or self.steps_done >= self.budget_steps or self.episode_budget_reached
+
+    @property
+    def episode_budget_reached(self) -> bool:
+        n = self.episode_budget
+        return n is not None and all(self.recorder.episodes_of(t) >= n for t in set(self.unit.tasks))
 
     def maybe_checkpoint(self) -> None:
         if self.progress is not None:
@@ -56,6 +69,12 @@ class UnitContext(TrainingContext):
             while self._save_points and self.recorder.frames_done >= self._save_points[0]:
                 self._save_points.pop(0)
             self._save_fn()
+        self.evaluate_due()
+
+    def evaluate_due(self, training_over: bool = False) -> None:
+        """Play the evaluation rounds that are due, if the unit's protocol has any."""
+        if self.play_rounds is not None and not STOP.requested:
+            self.play_rounds(training_over)
 
     def log_scalar(self, tag: str, value: float) -> None:
         if self._writer is not None:
@@ -174,11 +193,16 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         ctx = UnitContext(recorder, unit, run_dir, save_points(r, unit), saver, writer)
         task_done.bind(recorder, ctx)
         ctx.progress = progress
+        if unit.learn:
+            ctx.episode_budget = r.suite.episode_budget()
+            _schedule_rounds(ctx, r, store, agent, saver, env_seed)
         if progress is not None:
             progress.tick(recorder, force=True)
         try:
             if unit.learn:
+                ctx.evaluate_due()  # a round a kill interrupted: finish it first
                 agent.learn(env, ctx)
+                ctx.evaluate_due(training_over=True)
             else:
                 evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
         except OSError:
@@ -199,6 +223,31 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         if own_store:
             store.checkpoint_wal()  # the unit's episodes now live in results.sqlite itself
             store.close()
+
+
+def _schedule_rounds(ctx: UnitContext, r: ResolvedRun, store: UnitStore, agent: Agent, saver, env_seed: int) -> None:
+    """Give the unit its evaluation phases (``Suite.evaluation_schedule``), if its protocol has any."""
+    schedule = r.suite.evaluation_schedule()
+    if schedule is None:
+        return
+    unit, recorder = ctx.unit, ctx.recorder
+    num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+    ctx.rounds = rounds = EvaluationRounds(schedule, unit, recorder, env_tasks(unit.tasks, num_envs), env_seed)
+
+    def save() -> None:  # the round's agent is the one on disk (a resume continues the round with it)
+        if store.unit(unit.unit_id).last_checkpoint_frames != recorder.frames_done:
+            saver()
+
+    def play(training_over: bool) -> None:
+        rounds.play_due(
+            agent,
+            lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
+            lambda env: r.suite.agent_wrappers(env, r.spec.needs),
+            save,
+            training_over,
+        )
+
+    ctx.play_rounds = play
 
 
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
@@ -229,7 +278,8 @@ class _TaskProgress:
         if self.ctx is not None:
             for rec in records:
                 if not math.isinf(rec["score"]):
-                    self.ctx.log_scalar(f"episode/score/{rec['task']}", rec["score"])
+                    kind = "evaluation" if "phase" in rec else "episode"
+                    self.ctx.log_scalar(f"{kind}/score/{rec['task']}", rec["score"])
         if self.progress is not None and self.recorder is not None:
             self.progress.tick(self.recorder, force=True)
 

@@ -49,10 +49,22 @@ class AtariProtocol:
     """SABER: an episode cut by the cap while still scoring is recorded with score inf"""
     task_score: str
     """how a task's score is made from the recorded episodes"""
-    evaluation: Mapping[str, Any] | None = None
-    """the paper's separate evaluation phase (None: scores come from training episodes)"""
-    training_episodes: int | None = None
-    """the paper's training budget in episodes (None: a budget in frames)"""
+    training_episodes: int = 0
+    """training episodes per game after which training ends, short of the frame budget (0: the
+    budget is frames only)"""
+    evaluation_episodes: int = 0
+    """episodes per game in each separate evaluation phase (0: see ``evaluation_frames``; both 0:
+    no evaluation phase, scores come from the training episodes)"""
+    evaluation_frames: int = 0
+    """emulator frames per game in each evaluation phase, the episodes started within them played
+    to their end (0: phases counted in ``evaluation_episodes``)"""
+    evaluation_interval_frames: int = 0
+    """training frames between evaluation phases; one phase also follows training (0: only that one)"""
+    evaluation_epsilon: float = 0.0
+    """probability of a random action at each evaluation step (0: the agent's greedy policy,
+    noisy networks' noise off)"""
+    evaluation_episode_cap_frames: int = 0
+    """evaluation episodes are truncated after this many emulator frames (0: ``max_episode_frames``)"""
     sources: Mapping[str, str] = field(default_factory=dict)
     """parameter -> where the value comes from"""
     open_values: Mapping[str, str] = field(default_factory=dict)
@@ -68,26 +80,26 @@ class AtariProtocol:
         "max_episode_frames",
         "max_stuck_frames",
         "infinite_gameplay",
+        "training_episodes",
+        "evaluation_episodes",
+        "evaluation_frames",
+        "evaluation_interval_frames",
+        "evaluation_epsilon",
+        "evaluation_episode_cap_frames",
     )
 
-    def missing_runner_features(self) -> list[str]:
-        """What benchgen's runner would need to run this protocol as published (empty: runnable)."""
-        missing = []
-        if self.evaluation is not None:
-            missing.append("separate evaluation phases")
-        if self.training_episodes is not None:
-            missing.append("budgets counted in episodes")
-        return missing
+    @property
+    def has_evaluation(self) -> bool:
+        """Whether scores come from separate evaluation phases."""
+        return self.evaluation_episodes > 0 or self.evaluation_frames > 0
 
     def parameters(self) -> dict[str, Any]:
         """The values that make two runs comparable, as ``Suite.protocol()`` lists them."""
-        out = {
+        return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
             if f.name not in ("name", "sources", "open_values")
         }
-        out["evaluation"] = dict(self.evaluation) if self.evaluation is not None else None
-        return out
 
     def changed(self, changes: Mapping[str, Any]) -> AtariProtocol:
         """A custom protocol: this preset with ``changes`` (validated; one-line ``UsageError``)."""
@@ -108,6 +120,13 @@ class AtariProtocol:
         """Values the environment can apply (``UsageError`` otherwise)."""
         for name in self.CHANGEABLE:
             _checked(name, getattr(self, name))
+        if self.evaluation_episodes and self.evaluation_frames:
+            raise UsageError("give evaluation_episodes or evaluation_frames, not both (set the other to 0)")
+        if not self.has_evaluation and (self.evaluation_interval_frames or self.evaluation_episode_cap_frames):
+            raise UsageError(
+                "evaluation_interval_frames and evaluation_episode_cap_frames need evaluation phases: "
+                "set evaluation_episodes or evaluation_frames"
+            )
         for mark in (18_000, 108_000):  # the 5- and 30-minute score views are taken on exact frames
             if mark % self.frameskip:
                 raise UsageError(
@@ -122,11 +141,11 @@ def _checked(name: str, value: Any) -> Any:
         if not isinstance(value, bool):
             raise UsageError(f"protocol parameter {name} must be true or false, not {value!r}")
         return value
-    if name == "sticky_action_probability":
+    if name in ("sticky_action_probability", "evaluation_epsilon"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
             raise UsageError(f"protocol parameter {name} must be a number in [0, 1], not {value!r}")
         return float(value)
-    lowest = {"frameskip": 1, "noop_max": 0, "max_episode_frames": 1, "max_stuck_frames": 0}[name]
+    lowest = {"frameskip": 1, "max_episode_frames": 1}.get(name, 0)
     if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
         raise UsageError(f"protocol parameter {name} must be a whole number >= {lowest}, not {value!r}")
     if name == "frameskip" and value > 30:
@@ -141,6 +160,14 @@ _NO_SABER_RULES = {
     "infinite_gameplay": "none: SABER's infinite-gameplay rule came later",
 }
 _MACHADO = "Machado et al. 2018 (Revisiting the ALE)"
+_FRAME_BUDGET = {"training_episodes": "none: the training budget is counted in frames"}
+_NO_EVALUATION = {
+    **_FRAME_BUDGET,
+    **{
+        f"evaluation_{k}": "none: scores come from the training episodes"
+        for k in ("episodes", "frames", "interval_frames", "epsilon", "episode_cap_frames")
+    },
+}
 
 SABER = AtariProtocol(
     name="saber",
@@ -155,6 +182,7 @@ SABER = AtariProtocol(
     infinite_gameplay=True,
     task_score="mean raw score of the last 100 training episodes (inf if any is inf)",
     sources={
+        **_NO_EVALUATION,
         "sticky_action_probability": "SABER Table 1 (Machado et al.'s sticky actions)",
         "frameskip": "SABER section 4: Rainbow/IQN preprocessing (action repeat 4)",
         "full_action_space": "SABER Table 1: 18 actions",
@@ -181,6 +209,7 @@ MACHADO2018 = AtariProtocol(
     task_score="mean raw score of the last 100 training episodes",
     sources={
         **_NO_SABER_RULES,
+        **_NO_EVALUATION,
         "sticky_action_probability": f"{_MACHADO}, section 'Injecting Stochasticity': sticky actions, 0.25",
         "full_action_space": f"{_MACHADO}; SABER section 2 (Machado's recommendation of all 18 actions)",
         "life_loss_ends_training_episodes": f"{_MACHADO}, 'Episode Termination': game over only",
@@ -205,39 +234,51 @@ DQN2015 = AtariProtocol(
     max_stuck_frames=0,
     infinite_gameplay=False,
     task_score="mean raw score of the evaluation episodes",
-    evaluation={"policy": "epsilon-greedy", "epsilon": 0.05, "episodes": 30, "episode_cap_frames": 18_000},
+    evaluation_episodes=30,
+    evaluation_epsilon=0.05,
+    evaluation_episode_cap_frames=18_000,
     sources={
         **_NO_SABER_RULES,
+        **_FRAME_BUDGET,
+        "evaluation_frames": "none: the evaluation is counted in episodes",
         "sticky_action_probability": "Mnih et al. 2015: the deterministic ALE of the time",
         "frameskip": "Mnih et al. 2015, Methods: the agent sees and acts on every 4th frame",
         "full_action_space": f"Mnih et al. 2015 (minimal action set); {_SABER_SECTION_2}",
         "noop_max": "Mnih et al. 2015, Methods: up to 30 no-op actions at the start of evaluation episodes",
         "life_loss_ends_training_episodes": f"{_SABER_SECTION_2}.1; {_MACHADO}, 'Episode Termination'",
-        "evaluation": "Mnih et al. 2015: 30 episodes of up to 5 minutes, epsilon 0.05",
+        "evaluation_episodes": "Mnih et al. 2015: the trained agent plays 30 evaluation episodes",
+        "evaluation_epsilon": "Mnih et al. 2015: epsilon-greedy with epsilon 0.05 during evaluation",
+        "evaluation_episode_cap_frames": "Mnih et al. 2015: evaluation episodes of up to 5 minutes",
         "task_score": "Mnih et al. 2015: the average score of the evaluation episodes",
     },
     open_values={
         "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
         "noop_max": "stated for evaluation; benchgen applies it to training episodes too, as DQN's code did",
+        "evaluation_interval_frames": "DQN's curves evaluate periodically; its table scores the trained agent, "
+        "so benchgen evaluates once, after training",
     },
 )
 
 RAINBOW2018 = dataclasses.replace(
     DQN2015,
     name="rainbow2018",
-    evaluation={
-        "policy": "greedy (noisy networks off)",
-        "interval_frames": 4_000_000,
-        "frames": 500_000,
-        "episode_cap_frames": 108_000,
-    },
+    evaluation_episodes=0,
+    evaluation_frames=500_000,
+    evaluation_interval_frames=4_000_000,
+    evaluation_epsilon=0.0,
+    evaluation_episode_cap_frames=108_000,
+    task_score="mean raw score of the last evaluation phase's episodes",
     sources={
-        **DQN2015.sources,
-        "evaluation": "Hessel et al. 2018: every 1M agent steps, 500K frames, episodes truncated at 108K frames",
+        **{k: v for k, v in DQN2015.sources.items() if not k.startswith("evaluation")},
+        "evaluation_episodes": "none: each evaluation phase is counted in frames",
+        "evaluation_frames": "Hessel et al. 2018: each evaluation phase plays 500K frames",
+        "evaluation_interval_frames": "Hessel et al. 2018: learning is suspended every 1M agent steps (4M frames)",
+        "evaluation_episode_cap_frames": "Hessel et al. 2018: evaluation episodes truncated at 108K frames",
     },
     open_values={
         "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
-        "evaluation": "epsilon during evaluation is not stated; benchgen: greedy, noise off",
+        "evaluation_epsilon": "not stated; benchgen: the greedy policy, noisy networks' noise off",
+        "task_score": "benchgen scores the last phase (the agent at the end of training)",
     },
 )
 
@@ -253,8 +294,8 @@ ALE2013 = AtariProtocol(
     max_stuck_frames=0,
     infinite_gameplay=False,
     task_score="mean raw score of the 500 evaluation episodes",
-    evaluation={"policy": "the learned policy, no learning", "episodes": 500, "after_training": True},
     training_episodes=5_000,
+    evaluation_episodes=500,
     sources={
         **_NO_SABER_RULES,
         "sticky_action_probability": "Bellemare et al. 2013: the deterministic ALE",
@@ -265,7 +306,14 @@ ALE2013 = AtariProtocol(
         "full_action_space": "Bellemare et al. 2013, section 3.3 (agents choose among all 18 actions)",
         "noop_max": "Bellemare et al. 2013, section 3.1.2: the episode starts on the frame after reset",
         "training_episodes": "Bellemare et al. 2013, appendix C: 5,000 training episodes per trial",
-        "evaluation": "Bellemare et al. 2013, appendix C: 500 evaluation episodes, no learning",
+        "evaluation_episodes": "Bellemare et al. 2013, appendix C: 500 evaluation episodes, no learning",
+        "evaluation_frames": "none: the evaluation is counted in episodes",
+        "evaluation_interval_frames": "Bellemare et al. 2013, section 3.1.2: one evaluation, after training",
+        "evaluation_episode_cap_frames": "Bellemare et al. 2013, section 3.1.2: every episode's 5-minute cap",
+    },
+    open_values={
+        "evaluation_epsilon": "whether evaluation episodes explore is not stated (its Sarsa explored with "
+        "epsilon 0.05, appendix C); benchgen: the greedy policy",
     },
 )
 

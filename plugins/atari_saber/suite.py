@@ -7,7 +7,7 @@ from typing import Any
 
 from benchgen.errors import UsageError, did_you_mean
 from benchgen.scoring import ReferenceScores
-from benchgen.suite import Suite
+from benchgen.suite import EvaluationSchedule, Suite
 from benchgen_atari_saber import env as saber_env
 from benchgen_atari_saber import protocols, tables
 from benchgen_atari_saber.scoring import AtariScorer, reference_tables
@@ -60,6 +60,8 @@ class AtariSaberSuite(Suite):
     def __init__(self, protocol: protocols.AtariProtocol = protocols.SABER):
         self.atari_protocol = protocol
         self.frames_per_step = protocol.frameskip
+        if protocol.task_score != protocols.SABER.task_score:
+            self.task_score_rule = protocol.task_score
 
     def protocol_presets(self) -> dict[str, dict[str, Any]]:
         """SABER, Machado et al. 2018, DQN 2015, Rainbow 2018 and ALE 2013 (``protocols.py``)."""
@@ -67,10 +69,8 @@ class AtariSaberSuite(Suite):
 
     @staticmethod
     def _described(p: protocols.AtariProtocol) -> dict[str, Any]:
-        missing = p.missing_runner_features()
         return {
             **p.parameters(),
-            "runnable": "yes" if not missing else "no: needs " + " and ".join(missing),
             "sources": dict(p.sources),
             "open_values": dict(p.open_values),
         }
@@ -78,12 +78,6 @@ class AtariSaberSuite(Suite):
     def with_protocol(self, preset: str, changes: Mapping[str, Any]) -> AtariSaberSuite:
         """This suite under ``preset`` with ``changes`` (``AtariProtocol.CHANGEABLE`` keys)."""
         chosen = protocols.preset(preset)
-        missing = chosen.missing_runner_features()
-        if missing:
-            raise UsageError(
-                f"protocol '{preset}' needs {' and '.join(missing)}, which benchgen's runner does not have yet; "
-                "run saber or machado2018 (`benchgen protocols atari_saber`)"
-            )
         custom = chosen.changed(changes)
         suite = type(self)(custom)
         suite.protocol_changes = {k: (getattr(chosen, k), getattr(custom, k)) for k in changes}
@@ -120,6 +114,12 @@ class AtariSaberSuite(Suite):
                 "cap reached with a positive reward within the last max_stuck_frames" if p.infinite_gameplay else None
             ),
             "task_score": p.task_score,
+            "training_episodes": p.training_episodes,
+            "evaluation_episodes": p.evaluation_episodes,
+            "evaluation_frames": p.evaluation_frames,
+            "evaluation_interval_frames": p.evaluation_interval_frames,
+            "evaluation_epsilon": p.evaluation_epsilon,
+            "evaluation_episode_cap_frames": p.evaluation_episode_cap_frames,
             "rollover_threshold": saber_env.ROLLOVER_THRESHOLD,
             "rollover_correction": "10**ceil(log10(|r|))",
             "score_marks_frames": dict(saber_env.SCORE_MARKS),
@@ -149,15 +149,35 @@ class AtariSaberSuite(Suite):
             raise UsageError(f"ale-py has no ROM for '{task}'; install ale-py>=0.10, which bundles the Atari ROMs")
 
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> saber_env.SaberVectorEnv:
-        """One sub-environment per entry of ``tasks``; the same SABER settings in both modes."""
+        """One sub-environment per entry of ``tasks``. The modes differ only where the protocol
+        says: the training-only life-loss signal, and the evaluation episode cap."""
         if mode not in ("train", "eval"):
             raise UsageError(f"mode must be 'train' or 'eval', not '{mode}'")
         for task in dict.fromkeys(tasks):
             self.check_task_available(task)
+        p = self.atari_protocol
+        cap = p.evaluation_episode_cap_frames if mode == "eval" and p.evaluation_episode_cap_frames else None
         try:
-            return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode, protocol=self.atari_protocol)
+            return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode, protocol=p, max_episode_frames=cap)
         except ValueError as exc:  # minimal action sets of different sizes
             raise UsageError(str(exc)) from None
+
+    def evaluation_schedule(self) -> EvaluationSchedule | None:
+        """The protocol's evaluation phases (DQN 2015, Rainbow 2018, ALE 2013); None for SABER and
+        Machado et al., whose scores come from the training episodes."""
+        p = self.atari_protocol
+        if not p.has_evaluation:
+            return None
+        return EvaluationSchedule(
+            episodes=p.evaluation_episodes,
+            frames=p.evaluation_frames,
+            interval_frames=p.evaluation_interval_frames,
+            epsilon=p.evaluation_epsilon,
+        )
+
+    def episode_budget(self) -> int | None:
+        """ALE 2013's 5,000 training episodes per game; None for the protocols counted in frames."""
+        return self.atari_protocol.training_episodes or None
 
     def scorer(self) -> AtariScorer:
         """World-record (default), human-beginner and SABER Rainbow-IQN normalization

@@ -63,7 +63,12 @@ def test_custom_protocol_file_is_labelled_with_its_changes(tmp_path):
     ("protocol", "fragments"),
     [
         ("machado", ["unknown atari_saber protocol 'machado'", "did you mean 'machado2018'"]),
-        ("dqn2015", ["needs separate evaluation phases", "run saber or machado2018"]),
+        (
+            "file:base: dqn2015\nevaluation_frames: 1000\n",
+            ["give evaluation_episodes or evaluation_frames, not both"],
+        ),
+        ("file:base: saber\nevaluation_interval_frames: 4000\n", ["need evaluation phases"]),
+        ("file:base: ale2013\ntraining_episodes: -1\n", ["training_episodes must be a whole number >= 0"]),
         ("file:base: saber\nframe_skip: 5\n", ["unknown protocol parameter 'frame_skip'", "did you mean 'frameskip'"]),
         (
             "file:base: saber\nsticky_action_probability: 1.5\n",
@@ -96,6 +101,6 @@ def test_protocols_command_shows_presets_side_by_side_and_one_with_sources():
     same = [line for line in proc.stdout.splitlines() if " version " in line]
     assert same and "*" not in same[0]
     proc = run_cli("protocols", "atari_saber", "ale2013")
-    assert proc.returncode == 0 and "acts every 5 frames" in proc.stdout
+    assert proc.returncode == 0 and "5,000 training episodes" in proc.stdout
     assert_usage_error(run_cli("protocols", "atari_saber", "sabre"), "did you mean 'saber'")
     assert "named protocols" in run_cli("list", "atari_saber").stdout

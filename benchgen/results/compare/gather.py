@@ -28,11 +28,12 @@ from benchgen.results.compare.references import at_checkpoint
 from benchgen.results.rundir import RUN_FILE, RunDir
 from benchgen.results.store import DB_NAME, Unit
 from benchgen.scoring import ReferenceScores, Scorer
-from benchgen.suite import budget_to_frames
+from benchgen.suite import budget_to_frames, evaluated_phase
 
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
-#: learning phase (fine-tuning of a joint agent, or training from scratch), then zero-shot.
-PHASE_PREFERENCE = ("finetune", "train", "zeroshot", "joint")
+#: learning phase (fine-tuning of a joint agent, or training from scratch; its evaluation phases
+#: first, for a protocol that scores those), then zero-shot.
+PHASE_PREFERENCE = ("finetune_eval", "finetune", "train_eval", "train", "zeroshot", "joint_eval", "joint")
 FORCED = "FORCED COMPARISON"
 
 
@@ -109,7 +110,14 @@ class Run:
             return math.nan
         frames, values = self.series[(task, seed)]
         k = len(frames) if upto_frames is None else int(np.searchsorted(frames, upto_frames, side="right"))
-        return scorer.task_score(values[view][:k].tolist()) if k else math.nan
+        if not k:
+            return math.nan
+        if evaluated_phase(self.phase) is not None:
+            # an evaluation phase: its latest round by then (a round's episodes share the frame
+            # counter at which it began)
+            first = int(np.searchsorted(frames, frames[k - 1], side="left"))
+            return scorer.evaluation_score(values[view][first:k].tolist())
+        return scorer.task_score(values[view][:k].tolist())
 
     def task_scores(self, scorer: Scorer, view: str, upto_frames: int | None = None) -> dict[str, float]:
         """task -> the per-task score averaged over the run's seeds (``inf`` if a seed reached
@@ -144,7 +152,8 @@ def load_phases(path: Path, name: str) -> dict[str, Run]:
     complete = all(u.status == "done" for u in units)
     runs = {}
     for phase, series in raw.items():
-        frames = max((u.budget_frames for u in units if u.phase == phase), default=0)
+        of = evaluated_phase(phase) or phase  # an evaluation phase has its units' budget
+        frames = max((u.budget_frames for u in units if u.phase == of), default=0)
         budget = frames if meta.get("budget_unit", "frames") == "frames" else frames // meta["frames_per_step"]
         run = runs[phase] = Run(path, name, meta, phase, budget, complete, views, units)
         for key, (f, vals) in series.items():

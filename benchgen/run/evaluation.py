@@ -1,0 +1,151 @@
+"""A learning unit's separate evaluation phases (``Suite.evaluation_schedule``).
+
+Mnih et al. 2015, Hessel et al. 2018 and Bellemare et al. 2013 score an agent in evaluation
+phases apart from training: learning pauses, the agent plays its tasks with its own policy mode
+(greedy, or epsilon-greedy) in the suite's ``"eval"`` mode, and those episodes alone make the
+score. Here a round is due when the unit's training frame counter passes one of the schedule's
+points; the unit saves a checkpoint first, so the agent that plays the round is the one on disk.
+
+Round ``k``'s episodes are recorded under the phase ``<unit phase>_eval`` with
+``extras["eval_round"] = k`` and the frame counter at which the round began as ``frames_total``
+(evaluation frames never count against the training budget). After ``kill -9`` or a stop, a
+resumed unit restores that same checkpoint and *continues* the round: the episodes already
+recorded were played by the same agent, so they count toward the round's quota; only the episodes
+in progress at the kill are lost, as everywhere in benchgen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from benchgen.remote import EpisodeTracker
+from benchgen.run.signals import STOP
+from benchgen.suite import EpisodeEnd, EvaluationSchedule, evaluation_phase
+
+#: the ``extras`` key that numbers an evaluation episode's round (1, 2, ...)
+ROUND_KEY = "eval_round"
+
+
+class _RoundTracker(EpisodeTracker):
+    """The eval env's tracker: frames and episode ends, handed to the round."""
+
+    def __init__(self, env, on_ends: Callable[[list[EpisodeEnd]], None]):
+        super().__init__(env)
+        self._on_ends = on_ends
+
+    def take(self, ends: list[EpisodeEnd]) -> None:
+        self._on_ends(ends)
+
+
+class EvaluationRounds:
+    """The rounds of one learning unit: which are done, and playing those that are due.
+
+    ``make_env(tasks)`` builds the suite env of the round (``mode="eval"``), ``wrap(env)`` puts
+    the suite's agent wrappers on it; ``recorder`` is the unit's
+    :class:`~benchgen.run.recorder.EpisodeRecorder`, whose episode numbering the rounds share.
+    """
+
+    def __init__(self, schedule: EvaluationSchedule, unit, recorder, env_tasks: list[str], seed: int):
+        self.schedule = schedule
+        self.unit = unit
+        self.recorder = recorder
+        self.env_tasks = env_tasks
+        self.seed = seed
+        self.phase = evaluation_phase(unit.phase)
+        self.points = schedule.points(unit.budget_frames)
+        # what earlier attempts recorded, per round and task: (episodes, frames)
+        self.recorded: dict[int, dict[str, tuple[int, int]]] = {}
+        for t in recorder.tally:
+            if t.phase == self.phase and t.round is not None:
+                self.recorded.setdefault(int(t.round), {})[t.task] = (t.episodes, t.frames)
+
+    def complete(self, k: int) -> bool:
+        """Whether round ``k`` has its quota for every task of the unit."""
+        got = self.recorded.get(k, {})
+        return all(self._quota_met(*got.get(task, (0, 0))) for task in set(self.unit.tasks))
+
+    def _quota_met(self, episodes: int, frames: int) -> bool:
+        s = self.schedule
+        return episodes >= s.episodes if s.episodes else frames >= s.frames
+
+    def due(self, frames_done: int, training_over: bool) -> list[int]:
+        """Rounds to play now: those whose point the counter has passed, and after training the
+        last one (an episode budget may end training before the last point)."""
+        last = len(self.points)
+        rounds = [k for k, p in enumerate(self.points, 1) if p <= frames_done and k < last]
+        if training_over or frames_done >= self.points[-1]:
+            rounds.append(last)
+        return [k for k in rounds if not self.complete(k)]
+
+    def play_due(self, agent, make_env, wrap, save, training_over: bool = False) -> None:
+        """Play every due round; ``save()`` writes the agent's checkpoint at the current counter
+        first (a no-op when one is already there)."""
+        rounds = self.due(self.recorder.frames_done, training_over)
+        if rounds:
+            save()
+        for k in rounds:
+            if STOP.requested:
+                return
+            self._play(k, agent, make_env, wrap)
+
+    def _play(self, k: int, agent, make_env, wrap) -> None:
+        s = self.schedule
+        frames_at = self.recorder.frames_done
+        got = {task: list(self.recorded.get(k, {}).get(task, (0, 0))) for task in set(self.unit.tasks)}
+        started = {task: n for task, (n, _) in got.items()}
+        n_envs = len(self.env_tasks)
+        rng = np.random.default_rng([self.seed, k, frames_at])
+
+        def open_for(task: str) -> bool:
+            # an episode counts if it starts while its task's quota is open
+            return started[task] < s.episodes if s.episodes else got[task][1] + running_frames(task) < s.frames
+
+        counted = np.zeros(n_envs, dtype=bool)
+        steps_in = np.zeros(n_envs, dtype=np.int64)
+
+        def running_frames(task: str) -> int:
+            mask = counted & (np.asarray(self.env_tasks) == task)
+            return int(steps_in[mask].sum()) * tracker.frames_per_step
+
+        def start(i: int) -> None:
+            task = self.env_tasks[i]
+            counted[i] = open_for(task)
+            if counted[i]:
+                started[task] += 1
+
+        def on_ends(ends: list[EpisodeEnd]) -> None:
+            mine = [e for e in ends if counted[e.env_index]]
+            for e in ends:
+                counted[e.env_index] = False
+                steps_in[e.env_index] = 0
+            for e in mine:
+                got[e.task][0] += 1
+                got[e.task][1] += int(e.length_frames)
+            self.recorder.record(mine, 0, phase=self.phase, extras={ROUND_KEY: k})
+            for e in ends:
+                start(e.env_index)
+
+        env_seed = self.seed * 1_000_003 + frames_at + 7_919 * k
+        tracker = _RoundTracker(make_env(self.env_tasks, env_seed), on_ends)
+        env = wrap(tracker)
+        try:
+            obs, _ = env.reset(seed=env_seed)
+            for i in range(n_envs):
+                start(i)
+            space = env.single_action_space
+            space.seed(int(rng.integers(2**31)))
+            while counted.any() and not STOP.requested:
+                actions = np.asarray(agent.act(obs, greedy=True))
+                if s.epsilon > 0:
+                    explore = rng.random(n_envs) < s.epsilon
+                    if explore.any():
+                        actions = actions.copy()
+                        for i in np.flatnonzero(explore):
+                            actions[i] = space.sample()
+                steps_in += counted
+                obs, *_ = env.step(actions)
+        finally:
+            env.close()
+        self.recorded[k] = {task: (n, f) for task, (n, f) in got.items()}
