@@ -125,8 +125,22 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
         dest="ray_address",
         help="Ray cluster address (auto = the cluster `ray start` runs here; default: a fresh local instance)",
     )
+    p.add_argument(
+        "--vary",
+        metavar="PARAM=V1,V2",
+        help="a sweep: one run per value of a protocol parameter, in one folder, reported side by side",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("evaluate", help="re-evaluate a run's trained agents under another protocol")
+    p.add_argument("run_dir", type=Path, help="the run whose agents (last checkpoints) are evaluated")
+    p.add_argument("--protocol", required=True, help="a named protocol of the run's suite, or a YAML file")
+    p.add_argument("--episodes", type=int, help="episodes per task (default: the protocol's evaluation, else 100)")
+    p.add_argument("--num-envs", type=int, help="parallel sub-environments per unit")
+    p.add_argument("--out", type=_out_path, help="run directory (default: RUN_DIR-eval-PROTOCOL)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("resume", help="continue a killed run from its last checkpoint")
     p.add_argument("run_dir", type=Path)
@@ -192,7 +206,19 @@ COMPARE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "show_references": ("--no-references", {"action": "store_false"}),
     "phase": (
         "--phase",
-        {"choices": ["auto", "train", "finetune", "zeroshot", "joint", "train_eval", "finetune_eval", "joint_eval"]},
+        {
+            "choices": [
+                "auto",
+                "train",
+                "finetune",
+                "zeroshot",
+                "joint",
+                "train_eval",
+                "finetune_eval",
+                "joint_eval",
+                "reeval",
+            ]
+        },
     ),
     "at": ("--at", {"type": _count}),
     "view": ("--view", {}),
@@ -368,6 +394,8 @@ def cmd_run(args) -> int:
 
     reg = args.registry
     run, agent_over = _run_config(args, reg)
+    if args.vary:
+        return _run_sweep(args, reg, run, agent_over)
     resolved = resolve(reg, run, agent_over)
     preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -380,12 +408,99 @@ def cmd_run(args) -> int:
     return _execute(run_dir, resolved)
 
 
+def _run_sweep(args, reg, run, agent_over) -> int:
+    import time
+
+    from benchgen.run import studies
+    from benchgen.run.execute import preflight
+    from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
+
+    param, values = studies.parse_vary(args.vary)
+    conditions = [(studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v})) for v in values]
+    preflight(conditions[0][1])
+    out = args.out or Path("runs") / f"{run.suite}-{run.agent}-sweep-{time.strftime('%Y%m%d-%H%M%S')}"
+    studies.check_sweep_out(out)
+    for label, resolved in conditions:
+        create_run(reg, resolved, out / label)
+    studies.write_sweep_file(out, run.suite, run.agent, param, values, [label for label, _ in conditions])
+    print(f"sweep of {param} over {', '.join(map(str, values))}: {out}", file=sys.stderr)
+    return _run_sweep_conditions(
+        out, reg, [(label, resolved) for label, resolved in conditions], describe_plan, plan_units
+    )
+
+
+def _run_sweep_conditions(out: Path, reg, conditions, describe_plan=None, plan_units=None) -> int:
+    from benchgen.results.rundir import RunDir
+    from benchgen.run import studies
+
+    for label, resolved in conditions:
+        if describe_plan is not None:
+            print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
+        code = _execute(RunDir(out / label), resolved)
+        if code:
+            return code
+    print(studies.write_sweep_report(out, reg))
+    print(f"sweep report: {out / 'sweep.md'}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from benchgen.results.rundir import RunDir
+    from benchgen.run import studies
+    from benchgen.run.execute import preflight
+    from benchgen.run.plan import run_metadata
+
+    reg = args.registry
+    resolved, units, extra = studies.plan_reevaluation(reg, args.run_dir, args.protocol, args.episodes)
+    if args.num_envs is not None:
+        if args.num_envs <= 0:
+            raise UsageError("--num-envs must be positive")
+        resolved.run.num_envs = args.num_envs
+    resolved.run.progress = not args.no_progress
+    resolved.run.from_checkpoint = units[0].init_checkpoint  # preflight loads one: a damaged one is refused now
+    preflight(resolved)
+    resolved.run.from_checkpoint = None
+    name = Path(args.protocol).stem if args.protocol.endswith((".yaml", ".yml")) else args.protocol
+    out = args.out or args.run_dir.with_name(f"{args.run_dir.name}-eval-{name}")
+    run_dir = RunDir.create(out, {**run_metadata(reg, resolved), **extra}, units)
+    schedule = extra["reevaluation"]["schedule"]
+    quota = f"{schedule['episodes']:,} episodes" if schedule["episodes"] else f"{schedule['frames']:,} frames"
+    print(
+        f"re-evaluating {len(units)} agent{'s' * (len(units) != 1)} trained under "
+        f"{extra['reevaluation']['source_protocol_label']}, under {args.protocol}: {quota} per task, "
+        f"epsilon {schedule['epsilon']}\nrun directory: {run_dir}",
+        file=sys.stderr,
+    )
+    return _execute(run_dir, resolved)
+
+
 def cmd_resume(args) -> int:
     from benchgen.results.rundir import RunDir
+    from benchgen.run import studies
+
+    if studies.is_sweep(args.run_dir):
+        return _resume_sweep(args)
+    return _resume_run(args, RunDir(args.run_dir))
+
+
+def _resume_sweep(args) -> int:
+    from benchgen.results.rundir import RunDir
+    from benchgen.run import studies
+
+    sweep = studies.read_sweep(args.run_dir)
+    for label in sweep["runs"]:
+        code = _resume_run(args, RunDir(args.run_dir / label))
+        if code:
+            return code
+    print(studies.write_sweep_report(args.run_dir, args.registry))
+    print(f"sweep report: {args.run_dir / 'sweep.md'}")
+    return 0
+
+
+def _resume_run(args, run_dir) -> int:
     from benchgen.run.execute import preflight
     from benchgen.run.plan import drift, resolve_from_meta, validate_run_config
 
-    run_dir = RunDir(args.run_dir)
     meta = run_dir.meta()
     resolved = resolve_from_meta(args.registry, meta)
     if args.no_progress:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,12 @@ class ReferenceScores:
     """Optional: the published aggregate score (for tables that give only an aggregate)."""
     aggregate_std: float | None = None
     """Optional: its standard deviation across the paper's runs."""
+    protocol: dict[str, Any] = field(default_factory=dict)
+    """Optional: protocol values the scores were measured under (e.g. ``{"sticky_action_probability":
+    0.25}``); a protocol sweep (``benchgen run --vary``) shows the table beside the condition whose
+    swept value matches."""
+    spread: dict[str, float] = field(default_factory=dict)
+    """Optional: task -> the published standard deviation of the score (over the paper's trials)."""
 
 
 class Scorer:

@@ -25,7 +25,7 @@ from benchgen.scoring import CLASSES
 from benchgen.suite import evaluated_phase
 
 #: the order phases are reported in
-PHASE_ORDER = ["train_eval", "train", "joint_eval", "joint", "zeroshot", "finetune_eval", "finetune"]
+PHASE_ORDER = ["train_eval", "train", "reeval", "joint_eval", "joint", "zeroshot", "finetune_eval", "finetune"]
 
 
 def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
@@ -73,7 +73,14 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         "task_score_rule": meta.get("task_score_rule"),
         # the named protocol (None for a suite with one) and a custom protocol's changed values
         "protocol": protocol_label(meta.get("protocol") or {}),
-        "protocol_changes": (meta.get("protocol_choice") or {}).get("changes") or {},
+        # a re-evaluation run (``benchgen evaluate``): the protocol its agents were trained under
+        "reevaluation": {
+            k: v for k, v in (meta.get("reevaluation") or {}).items() if k in ("source_run", "source_protocol_label")
+        },
+        # the file's changes, when they changed anything (a value equal to the preset's does not)
+        "protocol_changes": (meta.get("protocol_choice") or {}).get("changes") or {}
+        if (meta.get("protocol") or {}).get("protocol") == "custom"
+        else {},
         "seeds": meta["run"]["seeds"],
         "view_labels": views_of(meta),
         "phases": {},
@@ -128,6 +135,12 @@ def to_markdown(report: dict) -> str:
     if report.get("protocol"):
         changed = ", ".join(f"{k} = {v}" for k, v in report["protocol_changes"].items())
         out.append(f"Protocol: {report['protocol']}" + (f"; changed: {changed}." if changed else "."))
+    if report.get("reevaluation"):
+        source = report["reevaluation"]
+        out.append(
+            f"Re-evaluation: the agents were trained under the protocol {source['source_protocol_label']} "
+            f"(run {source['source_run']}) and are evaluated here under {report['protocol']}, from their last checkpoints."
+        )
     if not report["protocol_length"]:
         out.append(
             f"\n**Not protocol-length**: the protocol's budget is {report['protocol_budget']:,} {unit}; "

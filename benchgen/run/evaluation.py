@@ -21,11 +21,9 @@ from collections.abc import Callable
 import numpy as np
 
 from benchgen.remote import EpisodeTracker
+from benchgen.results.compare.gather import ROUND_KEY
 from benchgen.run.signals import STOP
 from benchgen.suite import EpisodeEnd, EvaluationSchedule, evaluation_phase
-
-#: the ``extras`` key that numbers an evaluation episode's round (1, 2, ...)
-ROUND_KEY = "eval_round"
 
 
 class _RoundTracker(EpisodeTracker):
@@ -47,13 +45,17 @@ class EvaluationRounds:
     :class:`~benchgen.run.recorder.EpisodeRecorder`, whose episode numbering the rounds share.
     """
 
-    def __init__(self, schedule: EvaluationSchedule, unit, recorder, env_tasks: list[str], seed: int):
+    def __init__(
+        self, schedule: EvaluationSchedule, unit, recorder, env_tasks: list[str], seed: int, phase: str | None = None
+    ):
         self.schedule = schedule
         self.unit = unit
         self.recorder = recorder
         self.env_tasks = env_tasks
         self.seed = seed
-        self.phase = evaluation_phase(unit.phase)
+        #: the phase the rounds are recorded under: ``<unit phase>_eval``, or the unit's own phase
+        #: for a unit that only evaluates (a re-evaluation under another protocol)
+        self.phase = phase or evaluation_phase(unit.phase)
         self.points = schedule.points(unit.budget_frames)
         # what earlier attempts recorded, per round and task: (episodes, frames)
         self.recorded: dict[int, dict[str, tuple[int, int]]] = {}

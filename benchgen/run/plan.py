@@ -48,6 +48,8 @@ class ResolvedRun:
     checkpoints: list[int]
     #: ``--protocol`` as data (``benchgen.protocols.parse_choice``); None: the suite's default
     protocol_choice: dict[str, Any] | None = None
+    #: a re-evaluation run's one round (``EvaluationSchedule`` fields; ``benchgen.run.studies``)
+    reevaluation: dict[str, Any] | None = None
 
 
 def validate_run_config(run: RunConfig, suite: Suite) -> None:
@@ -86,9 +88,18 @@ def validate_run_config(run: RunConfig, suite: Suite) -> None:
         raise UsageError("cpus_per_unit must be positive and gpus_per_unit 0 or more")
 
 
-def resolve(registry: Registry, run: RunConfig, agent_overrides: dict[str, Any]) -> ResolvedRun:
-    """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input."""
+def resolve(
+    registry: Registry, run: RunConfig, agent_overrides: dict[str, Any], protocol_changes: dict[str, Any] | None = None
+) -> ResolvedRun:
+    """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input.
+    ``protocol_changes``: parameters changed on top of ``run.protocol`` (one condition of a sweep)."""
     choice = protocols.parse_choice(run.protocol)
+    if protocol_changes:
+        default = registry.suite(run.suite)
+        if not default.protocol_presets():
+            raise UsageError(f"suite '{default.name}' has a single protocol; it has no protocol parameter to vary")
+        choice = choice or {"preset": default.default_protocol, "changes": {}}
+        choice = {"preset": choice["preset"], "changes": {**choice["changes"], **protocol_changes}}
     suite = protocols.apply_choice(registry.suite(run.suite), choice)
     spec = registry.agent(run.agent)
     spec.check(suite)
@@ -281,6 +292,7 @@ def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
     split = None
     if meta["split"]:
         split = Split(**{**meta["split"], "train": tuple(meta["split"]["train"]), "test": tuple(meta["split"]["test"])})
+    reevaluation = (meta.get("reevaluation") or {}).get("schedule")
     return ResolvedRun(
-        run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"], choice
+        run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"], choice, reevaluation
     )

@@ -23,7 +23,7 @@ from benchgen.run.evaluation import EvaluationRounds
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.run.signals import STOP, StopRequested
-from benchgen.suite import EpisodeEnd
+from benchgen.suite import EpisodeEnd, EvaluationSchedule
 
 
 class UnitContext(TrainingContext):
@@ -203,6 +203,8 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                 ctx.evaluate_due()  # a round a kill interrupted: finish it first
                 agent.learn(env, ctx)
                 ctx.evaluate_due(training_over=True)
+            elif r.reevaluation is not None:
+                _reevaluate(ctx, r, agent, env_seed)
             else:
                 evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
         except OSError:
@@ -223,6 +225,22 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         if own_store:
             store.checkpoint_wal()  # the unit's episodes now live in results.sqlite itself
             store.close()
+
+
+def _reevaluate(ctx: UnitContext, r: ResolvedRun, agent: Agent, env_seed: int) -> None:
+    """A re-evaluation unit (``benchgen evaluate``): one round under the run's protocol, recorded
+    under the unit's own phase (continued, like any round, after a kill)."""
+    unit = ctx.unit
+    num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+    schedule = EvaluationSchedule(**r.reevaluation)
+    rounds = EvaluationRounds(schedule, unit, ctx.recorder, env_tasks(unit.tasks, num_envs), env_seed, phase=unit.phase)
+    rounds.play_due(
+        agent,
+        lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
+        lambda env: r.suite.agent_wrappers(env, r.spec.needs),
+        lambda: None,  # the agent is its starting checkpoint, already on disk
+        training_over=True,
+    )
 
 
 def _schedule_rounds(ctx: UnitContext, r: ResolvedRun, store: UnitStore, agent: Agent, saver, env_seed: int) -> None:

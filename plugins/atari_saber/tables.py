@@ -7,6 +7,10 @@ Both CSVs live in ``data/`` next to this module (shipped as package data):
   elevator_action, tennis), and whether the record was extrapolated from a time/distance record.
 * ``rainbow_iqn_saber_training.csv``: SABER Table 6, Rainbow-IQN training scores under the SABER
   protocol at 10M, 50M, 100M and 200M frames ("inf" = infinite gameplay).
+* ``machado2018_table1.csv``: Machado et al. 2018 (Revisiting the ALE), Table 1: the Brute,
+  Sarsa(lambda) + Blob-PROST and DQN on Bellemare et al.'s five training games, deterministic
+  (stickiness 0) and with sticky actions (0.25), 50M frames, mean of the last 100 training
+  episodes averaged over trials (24; 5 for DQN), with the standard deviation over trials.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data"
 WORLD_RECORDS_CSV = DATA / "world_records.csv"
 RAINBOW_IQN_CSV = DATA / "rainbow_iqn_saber_training.csv"
+MACHADO_TABLE1_CSV = DATA / "machado2018_table1.csv"
 
 
 @dataclass(frozen=True)
@@ -78,3 +83,34 @@ def rainbow_iqn_saber() -> dict[str, dict[str, float]]:
                     raise ValueError(f"{RAINBOW_IQN_CSV}: NaN score for {row['game']}")
                 table[column.removeprefix("frames_")][row["game"].strip()] = value
     return table
+
+
+@dataclass(frozen=True)
+class StickyResult:
+    """One cell of Machado et al. 2018, Table 1."""
+
+    game: str
+    agent: str
+    """``brute``, ``sarsa_blob_prost`` or ``dqn``"""
+    sticky_action_probability: float
+    mean: float
+    std: float
+    """standard deviation over trials"""
+    trials: int
+
+
+@cache
+def machado2018_table1() -> tuple[StickyResult, ...]:
+    """Machado et al. 2018, Table 1, one row per (game, agent, stickiness)."""
+    with MACHADO_TABLE1_CSV.open(newline="") as handle:
+        return tuple(
+            StickyResult(
+                game=row["game"],
+                agent=row["agent"],
+                sticky_action_probability=float(row["sticky_action_probability"]),
+                mean=float(row["mean"]),
+                std=float(row["std"]),
+                trials=int(row["trials"]),
+            )
+            for row in csv.DictReader(handle)
+        )

@@ -33,7 +33,9 @@ from benchgen.suite import budget_to_frames, evaluated_phase
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
 #: learning phase (fine-tuning of a joint agent, or training from scratch; its evaluation phases
 #: first, for a protocol that scores those), then zero-shot.
-PHASE_PREFERENCE = ("finetune_eval", "finetune", "train_eval", "train", "zeroshot", "joint_eval", "joint")
+PHASE_PREFERENCE = ("finetune_eval", "finetune", "train_eval", "train", "reeval", "zeroshot", "joint_eval", "joint")
+#: the ``extras`` key of an episode played in an evaluation round (``benchgen.run.evaluation``)
+ROUND_KEY = "eval_round"
 FORCED = "FORCED COMPARISON"
 
 
@@ -92,6 +94,9 @@ class Run:
     label: str = ""
     series: dict[tuple[str, int], tuple[np.ndarray, dict[str, np.ndarray]]] = field(default_factory=dict)
     """(task, seed) -> (frames_total of each episode, view -> raw score of each episode)."""
+    rounds: bool = False
+    """The phase's episodes come in evaluation rounds (``EvaluationSchedule``): a task's score is
+    made from its latest round (``Scorer.evaluation_score``), not by the per-task rule."""
 
     @property
     def agent(self) -> str:
@@ -112,7 +117,7 @@ class Run:
         k = len(frames) if upto_frames is None else int(np.searchsorted(frames, upto_frames, side="right"))
         if not k:
             return math.nan
-        if evaluated_phase(self.phase) is not None:
+        if self.rounds:
             # an evaluation phase: its latest round by then (a round's episodes share the frame
             # counter at which it began)
             first = int(np.searchsorted(frames, frames[k - 1], side="left"))
@@ -139,8 +144,11 @@ def load_phases(path: Path, name: str) -> dict[str, Run]:
     try:
         units = store.units()
         raw: dict[str, dict[tuple[str, int], tuple[list, dict[str, list]]]] = defaultdict(dict)
+        in_rounds: set[str] = set()
         for ep in store.episodes():
             series = raw[ep["phase"]]
+            if ROUND_KEY in ep["extras"]:
+                in_rounds.add(ep["phase"])
             key = (ep["task"], ep["seed"])
             if key not in series:
                 series[key] = ([], {v: [] for v in views})
@@ -155,7 +163,7 @@ def load_phases(path: Path, name: str) -> dict[str, Run]:
         of = evaluated_phase(phase) or phase  # an evaluation phase has its units' budget
         frames = max((u.budget_frames for u in units if u.phase == of), default=0)
         budget = frames if meta.get("budget_unit", "frames") == "frames" else frames // meta["frames_per_step"]
-        run = runs[phase] = Run(path, name, meta, phase, budget, complete, views, units)
+        run = runs[phase] = Run(path, name, meta, phase, budget, complete, views, units, rounds=phase in in_rounds)
         for key, (f, vals) in series.items():
             order = np.argsort(np.asarray(f), kind="stable")
             run.series[key] = (

@@ -1,0 +1,295 @@
+"""Studies over protocols: a sweep of one protocol parameter, and a trained agent re-evaluated
+under another protocol.
+
+*Sweep* (``benchgen run SUITE AGENT --vary PARAM=V1,V2``): Machado et al. 2018's Table 1 trains
+one agent on the same games with a deterministic emulator and with sticky actions. A sweep is one
+run per value of one protocol parameter, each a custom protocol (the base ``--protocol`` with
+``PARAM`` changed), in one folder::
+
+    OUT/sweep.json                          the parameter, its values, the condition runs
+    OUT/sticky_action_probability=0.0/      an ordinary run directory per value
+    OUT/sweep.md, OUT/sweep_table.json      the conditions side by side per task
+
+The table puts next to each condition the suite's published reference tables measured under the
+same value of the parameter (``ReferenceScores.protocol``).
+
+*Re-evaluation* (``benchgen evaluate RUN_DIR --protocol NAME``): SABER's Table 2 re-evaluates
+Rainbow under Machado et al.'s recommendations. Here every trained unit of ``RUN_DIR`` becomes an
+evaluation-only unit of a new run under the named protocol, starting from the unit's last
+checkpoint; it plays one evaluation round (``EvaluationSchedule``: the protocol's own quota and
+policy if it has evaluation phases, else ``--episodes`` greedy episodes), recorded under the phase
+``reeval``. Its ``run.json`` names the source run and its protocol, and so does its report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from benchgen.errors import UsageError
+from benchgen.protocols import protocol_label
+
+SWEEP_FILE = "sweep.json"
+#: the phase of a re-evaluation run's units
+REEVAL_PHASE = "reeval"
+#: episodes per task of a re-evaluation under a protocol without evaluation phases (Machado et
+#: al.'s per-task score is a mean over 100 episodes)
+DEFAULT_REEVAL_EPISODES = 100
+
+
+def parse_vary(text: str) -> tuple[str, list[Any]]:
+    """``PARAM=V1,V2,...`` -> (PARAM, [values as YAML reads them]); one-line ``UsageError``."""
+    param, sep, values = text.partition("=")
+    items = [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or not param.strip() or len(items) < 2:
+        raise UsageError(f"--vary {text!r}: give PARAMETER=VALUE1,VALUE2[,...] (two values at least)")
+    parsed = [yaml.safe_load(v) for v in items]
+    if len({json.dumps(v) for v in parsed}) != len(parsed):
+        raise UsageError(f"--vary {text!r} lists a value twice; give each value once")
+    return param.strip(), parsed
+
+
+def condition_label(param: str, value: Any) -> str:
+    """The folder name of one condition of a sweep."""
+    return f"{param}={value}"
+
+
+def write_sweep_file(out: Path, suite: str, agent: str, param: str, values: list[Any], runs: list[str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    data = {"suite": suite, "agent": agent, "parameter": param, "values": values, "runs": runs}
+    (out / SWEEP_FILE).write_text(json.dumps(data, indent=2))
+
+
+def is_sweep(path: Path) -> bool:
+    return (Path(path) / SWEEP_FILE).is_file()
+
+
+def read_sweep(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads((Path(path) / SWEEP_FILE).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read {SWEEP_FILE} ({exc}); is this a sweep folder?") from None
+
+
+def check_sweep_out(out: Path) -> None:
+    """A sweep writes into a new or empty folder."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        hint = f"continue it with `benchgen resume {out}`" if is_sweep(out) else "pick an empty or new --out"
+        raise UsageError(f"{out} is not an empty directory; {hint}")
+
+
+def sweep_table(path: Path, registry) -> dict[str, Any]:
+    """The conditions of a sweep side by side: task -> condition -> score, with the suite's
+    reference tables measured under each condition's value of the parameter."""
+    from benchgen.results.compare.gather import load_run
+
+    sweep = read_sweep(path)
+    param = sweep["parameter"]
+    suite = registry.suite(sweep["suite"])
+    scorer = suite.scorer() or _default_scorer(suite)
+    references = registry.reference_scores(suite)
+    conditions: dict[str, dict[str, Any]] = {}
+    for value, rel in zip(sweep["values"], sweep["runs"]):
+        run = load_run(Path(path) / rel, rel)
+        scores = run.task_scores(scorer, "score") if run is not None else {}
+        published = {
+            name: ref for name, ref in references.items() if param in ref.protocol and _same(ref.protocol[param], value)
+        }
+        conditions[rel] = {
+            "value": value,
+            "phase": run.phase if run is not None else None,
+            "complete": bool(run and run.complete),
+            "seeds": run.seeds if run is not None else [],
+            "scores": scores,
+            "published": {
+                name: {"description": ref.description, "scores": dict(ref.scores), "spread": dict(ref.spread)}
+                for name, ref in published.items()
+            },
+        }
+    tasks = sorted({t for c in conditions.values() for t in c["scores"]})
+    return {
+        "suite": sweep["suite"],
+        "agent": sweep["agent"],
+        "parameter": param,
+        "tasks": tasks,
+        "conditions": conditions,
+    }
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(float(a), float(b))
+    return a == b
+
+
+def _default_scorer(suite):
+    from benchgen.scoring import Scorer
+
+    return Scorer(suite.random_scores(), {})
+
+
+def sweep_markdown(table: dict[str, Any]) -> str:
+    """The sweep's table: one row per task, per condition the run's score and the published ones."""
+    param = table["parameter"]
+    out = [f"# {table['agent']} on {table['suite']}: {param} swept", ""]
+    header, rows = ["task"], []
+    columns: list[tuple[str, str, str | None]] = []  # (header, condition, reference or None)
+    for rel, cond in table["conditions"].items():
+        state = "" if cond["complete"] else " (unfinished)"
+        seeds = len(cond["seeds"])
+        columns.append((f"{param} = {cond['value']}: this run ({seeds} seed{'s' * (seeds != 1)}){state}", rel, None))
+        for name in cond["published"]:
+            columns.append((f"{param} = {cond['value']}: {name}", rel, name))
+    header += [c[0] for c in columns]
+    for task in table["tasks"]:
+        cells = [task]
+        for _, rel, ref in columns:
+            cond = table["conditions"][rel]
+            if ref is None:
+                cells.append(_fmt(cond["scores"].get(task)))
+            else:
+                pub = cond["published"][ref]
+                value, spread = pub["scores"].get(task), pub["spread"].get(task)
+                cells.append(_fmt(value) + (f" ({_fmt(spread)})" if spread is not None and value is not None else ""))
+        rows.append(cells)
+    out.append("| " + " | ".join(header) + " |")
+    out.append("|" + "---|" * len(header))
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    notes = {name: pub["description"] for c in table["conditions"].values() for name, pub in c["published"].items()}
+    if notes:
+        out += ["", "Published (standard deviation over the paper's trials in parentheses):", ""]
+        out += [f"- `{name}`: {text}" for name, text in notes.items()]
+    return "\n".join(out) + "\n"
+
+
+def _fmt(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float) and math.isinf(v):
+        return "inf"
+    return f"{v:,.1f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def write_sweep_report(path: Path, registry) -> str:
+    """Write ``sweep.md`` and ``sweep_table.json`` into the sweep folder; return the markdown."""
+    table = sweep_table(path, registry)
+    text = sweep_markdown(table)
+    (Path(path) / "sweep.md").write_text(text)
+    (Path(path) / "sweep_table.json").write_text(json.dumps(table, indent=2, default=_json_default))
+    return text
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    return str(v)
+
+
+# -- re-evaluation -------------------------------------------------------------------------------
+
+
+def reevaluation_sources(source_meta: Mapping[str, Any], units) -> list:
+    """The units of a run that trained an agent and left a checkpoint to re-evaluate."""
+    trained = [u for u in units if u.learn and u.last_checkpoint]
+    if not trained:
+        raise UsageError("that run has no trained unit with a checkpoint yet; let it train (or resume it) first")
+    return trained
+
+
+def source_label(meta: Mapping[str, Any]) -> str:
+    """How a report names the protocol an agent was trained under."""
+    return protocol_label(meta.get("protocol") or {}) or meta.get("suite", "?")
+
+
+def plan_reevaluation(registry, source: Path, protocol_text: str, episodes: int | None):
+    """The re-evaluation of ``source``'s trained agents under ``protocol_text``: ``(resolved run,
+    units, metadata additions)``. Every check runs here, before anything is written."""
+    import dataclasses
+
+    from benchgen import protocols
+    from benchgen.results.rundir import RunDir
+    from benchgen.results.store import Unit
+    from benchgen.run.plan import ResolvedRun, resolve_from_meta
+    from benchgen.suite import EvaluationSchedule
+
+    src = RunDir(source)
+    if not src.is_run():
+        raise UsageError(f"{source} is not a benchgen run directory (it needs run.json and results.sqlite)")
+    meta = src.meta()
+    trained = resolve_from_meta(registry, meta)
+    store = src.store(readonly=True)
+    try:
+        sources = reevaluation_sources(meta, store.units())
+    finally:
+        store.close()
+    choice = protocols.parse_choice(protocol_text)
+    suite = protocols.apply_choice(registry.suite(meta["suite"]), choice)
+    if episodes is not None and episodes <= 0:
+        raise UsageError("--episodes must be positive")
+    schedule = suite.evaluation_schedule()
+    if episodes is not None or schedule is None:
+        schedule = EvaluationSchedule(
+            episodes=episodes or DEFAULT_REEVAL_EPISODES, epsilon=schedule.epsilon if schedule else 0.0
+        )
+    else:
+        schedule = dataclasses.replace(schedule, interval_frames=0)
+    _check_same_action_space(trained.suite, suite, sources[0].tasks[0])
+    run = dataclasses.replace(trained.run, protocol=protocol_text, finetune=False, from_checkpoint=None)
+    resolved = ResolvedRun(
+        run,
+        trained.agent_config,
+        suite,
+        trained.spec,
+        trained.split,
+        trained.tasks,
+        trained.budget,
+        trained.checkpoints,
+        choice,
+        reevaluation=dataclasses.asdict(schedule),
+    )
+    units = [
+        Unit(
+            f"{REEVAL_PHASE}-{u.unit_id}",
+            i,
+            REEVAL_PHASE,
+            list(u.tasks),
+            u.seed,
+            max(1, u.frames_done),  # the frames the agent trained for (evaluation frames are not counted)
+            str(src.absolute(u.last_checkpoint)),
+            learn=False,
+        )
+        for i, u in enumerate(sources)
+    ]
+    extra = {
+        "reevaluation": {
+            "schedule": dataclasses.asdict(schedule),
+            "source_run": str(Path(source).resolve()),
+            "source_run_id": meta.get("run_id"),
+            "source_protocol": meta.get("protocol"),
+            "source_protocol_label": source_label(meta),
+            "source_units": {f"{REEVAL_PHASE}-{u.unit_id}": u.last_checkpoint for u in sources},
+        }
+    }
+    return resolved, units, extra
+
+
+def _check_same_action_space(trained_suite, suite, task: str) -> None:
+    """An agent acts in the action space it was trained in: refuse a protocol that changes it."""
+    spaces = []
+    for s in (trained_suite, suite):
+        env = s.make_env([task], seed=0, mode="eval")
+        try:
+            spaces.append(env.single_action_space)
+        finally:
+            env.close()
+    if spaces[0] != spaces[1]:
+        raise UsageError(
+            f"the agents act in {spaces[0]} and this protocol gives {spaces[1]} on {task}; "
+            "re-evaluate under a protocol with the same action set (a custom one can set full_action_space)"
+        )
