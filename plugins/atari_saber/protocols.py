@@ -120,6 +120,11 @@ class AtariProtocol:
         """Values the environment can apply (``UsageError`` otherwise)."""
         for name in self.CHANGEABLE:
             _checked(name, getattr(self, name))
+        if self.infinite_gameplay and not self.max_stuck_frames:
+            raise UsageError(
+                "infinite_gameplay needs max_stuck_frames > 0: an episode is infinite when the cap cuts it "
+                "with a positive reward within the last max_stuck_frames (SABER section 3.1)"
+            )
         if self.evaluation_episodes and self.evaluation_frames:
             raise UsageError("give evaluation_episodes or evaluation_frames, not both (set the other to 0)")
         if not self.has_evaluation and (self.evaluation_interval_frames or self.evaluation_episode_cap_frames):

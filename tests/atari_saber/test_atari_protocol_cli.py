@@ -68,6 +68,7 @@ def test_custom_protocol_file_is_labelled_with_its_changes(tmp_path):
             ["give evaluation_episodes or evaluation_frames, not both"],
         ),
         ("file:base: saber\nevaluation_interval_frames: 4000\n", ["need evaluation phases"]),
+        ("file:base: saber\nmax_stuck_frames: 0\n", ["infinite_gameplay needs max_stuck_frames > 0"]),
         ("file:base: ale2013\ntraining_episodes: -1\n", ["training_episodes must be a whole number >= 0"]),
         ("file:base: saber\nframe_skip: 5\n", ["unknown protocol parameter 'frame_skip'", "did you mean 'frameskip'"]),
         (
