@@ -193,6 +193,9 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, help="directory to create (default ./benchgen-NAME)")
     p.set_defaults(func=cmd_new_plugin)
 
+    from benchgen import cli_references
+
+    cli_references.add_parsers(sub)
     if registry is not None:
         registry.pm.hook.benchgen_add_commands(subparsers=sub)
     return parser

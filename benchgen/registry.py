@@ -198,12 +198,28 @@ class Registry:
                     f"reference table '{table.name}' of suite '{suite.name}' is defined twice (by the "
                     "suite or by plugins); rename one"
                 )
+            _check_reference(suite, table)
             out[table.name] = table
         return out
 
     def plugin_versions(self) -> list[dict[str, Any]]:
         """Plugin -> distribution -> version, as recorded in every run's metadata."""
         return [vars(p).copy() for p in self.plugins]
+
+
+def _check_reference(suite: Suite, table: ReferenceScores) -> None:
+    """A reference table names the suite's tasks and one of its score views (``PluginError``)."""
+    views = ("score", *suite.score_views)
+    if table.view not in views:
+        raise PluginError(
+            f"reference table '{table.name}' of suite '{suite.name}' is in view '{table.view}', which the "
+            f"suite does not declare ({', '.join(views)})"
+        )
+    known = set(suite.tasks())
+    named = set(table.scores) | {t for scores in table.by_checkpoint.values() for t in scores} | set(table.spread)
+    unknown = sorted(named - known)
+    if unknown:
+        raise PluginError(f"reference table '{table.name}' of suite '{suite.name}' names unknown tasks {unknown[:5]}")
 
 
 def _contributions(own: Iterable[Any], from_plugins: Iterable[Iterable[Any] | None]) -> list[Any]:

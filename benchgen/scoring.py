@@ -94,12 +94,40 @@ class ReferenceScores:
     """Optional: the published aggregate score (for tables that give only an aggregate)."""
     aggregate_std: float | None = None
     """Optional: its standard deviation across the paper's runs."""
+    source: str = ""
+    """Where the numbers are printed: paper and table (e.g. "SABER, Table 6")."""
+    view: str = "score"
+    """The score view the numbers are in: ``score`` (the whole episode) or one of the suite's
+    ``score_views`` (e.g. Atari's ``score_5min``); checked when the table is loaded."""
     protocol: dict[str, Any] = field(default_factory=dict)
     """Optional: protocol values the scores were measured under (e.g. ``{"sticky_action_probability":
     0.25}``); a protocol sweep (``benchgen run --vary``) shows the table beside the condition whose
     swept value matches."""
     spread: dict[str, float] = field(default_factory=dict)
     """Optional: task -> the published standard deviation of the score (over the paper's trials)."""
+
+
+@dataclass(frozen=True)
+class PublishedAggregate:
+    """One aggregate a paper prints, recomputed by benchgen's own scoring from the per-task tables
+    it ships (``Suite.published_aggregates``; ``benchgen selfcheck``)."""
+
+    source: str
+    """paper and table, e.g. ``SABER, Table 3``"""
+    quantity: str
+    """what the number is, in the paper's terms"""
+    published: float
+    """the number as printed"""
+    recomputed: float
+    """the same quantity from the shipped tables through benchgen's scoring"""
+    precision: float
+    """the printed precision (0.01 for "3.13"): they match when they differ by at most half of it"""
+    known_discrepancy: str = ""
+    """why they differ, when the paper itself is inconsistent (documented, not hidden)"""
+
+    @property
+    def matches(self) -> bool:
+        return abs(self.published - self.recomputed) <= self.precision / 2 + 1e-9
 
 
 class Scorer:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 
 from benchgen.errors import UsageError, read_yaml
-from benchgen.scoring import ReferenceScores, Scorer, read_reference_csv, read_score_csv
+from benchgen.scoring import PublishedAggregate, ReferenceScores, Scorer, read_reference_csv, read_score_csv
 
 if TYPE_CHECKING:  # pragma: no cover
     from benchgen.agent import AgentNeeds
@@ -341,6 +341,11 @@ class Suite(abc.ABC):
             for path in self.package_files("data", "*" + REFERENCE_SCORES_SUFFIX)
             if path.name != RANDOM_SCORES_FILE
         ]
+
+    def published_aggregates(self) -> list[PublishedAggregate]:
+        """The aggregates the suite's papers print, each recomputed from the per-task reference
+        tables the suite ships through its own scorer (``benchgen selfcheck``). Default: none."""
+        return []
 
     def scorer(self) -> Scorer | None:
         """The suite's own scorer: a :class:`benchgen.scoring.Scorer` over :meth:`random_scores`

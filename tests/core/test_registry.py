@@ -123,3 +123,23 @@ def test_core_names_no_suite_or_agent():
         text = path.read_text()
         for name in ("atari_saber", "benchgen_sonic", "rainbow_iqn", "ppo_joint", "jerk", "benchgen_agents."):
             assert name not in text, f"{path.name} names {name}"
+
+
+def test_a_reference_table_must_name_the_suites_tasks_and_views(monkeypatch):
+    from benchgen.scoring import ReferenceScores
+    from tests.fixture_plugins.toy_suite import ToySuite
+
+    monkeypatch.delenv("BENCHGEN_PLUGINS")
+    reg = Registry(autoload=False, plugins=[("toy", sys.modules["tests.fixture_plugins.toy_suite"])])
+    suite = reg.suite("toy")
+    good = ReferenceScores("paper", {"count-20": 3.0}, source="a paper, Table 1")
+    monkeypatch.setattr(ToySuite, "reference_scores", lambda self: [good])
+    assert reg.reference_scores(suite)["paper"].source == "a paper, Table 1"
+    typo = ReferenceScores("paper", {"count-21": 3.0})
+    monkeypatch.setattr(ToySuite, "reference_scores", lambda self: [typo])
+    with pytest.raises(PluginError, match=r"names unknown tasks \['count-21'\]"):
+        reg.reference_scores(suite)
+    undeclared = ReferenceScores("paper", {"count-20": 3.0}, view="score_5min")
+    monkeypatch.setattr(ToySuite, "reference_scores", lambda self: [undeclared])
+    with pytest.raises(PluginError, match="view 'score_5min', which the suite does not declare"):
+        reg.reference_scores(suite)
