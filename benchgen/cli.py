@@ -128,7 +128,7 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument(
         "--vary",
         metavar="PARAM=V1,V2",
-        help="a sweep: one run per value of a protocol parameter, in one folder, reported side by side",
+        help="a sweep: one run per value of a protocol parameter or agent setting, in one folder, side by side",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
@@ -419,8 +419,13 @@ def _run_sweep(args, reg, run, agent_over) -> int:
     from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
 
     param, values = studies.parse_vary(args.vary)
-    conditions = [(studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v})) for v in values]
-    preflight(conditions[0][1])
+    # an agent setting (e.g. Const's action) or else a protocol parameter
+    if studies.is_agent_setting(reg.agent(run.agent), param):
+        conditions = [(studies.condition_label(param, v), resolve(reg, run, {**agent_over, param: v})) for v in values]
+    else:
+        conditions = [(studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v})) for v in values]
+    for _, resolved in conditions:  # each condition's agent is built once before anything is written
+        preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-sweep-{time.strftime('%Y%m%d-%H%M%S')}"
     studies.check_sweep_out(out)
     for label, resolved in conditions:

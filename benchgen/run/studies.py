@@ -55,6 +55,13 @@ def parse_vary(text: str) -> tuple[str, list[Any]]:
     return param.strip(), parsed
 
 
+def is_agent_setting(spec, param: str) -> bool:
+    """Whether ``param`` names a setting of the agent's config (else it is a protocol parameter)."""
+    import dataclasses
+
+    return param in {f.name for f in dataclasses.fields(spec.config_class)}
+
+
 def condition_label(param: str, value: Any) -> str:
     """The folder name of one condition of a sweep."""
     return f"{param}={value}"
@@ -113,7 +120,16 @@ def sweep_table(path: Path, registry) -> dict[str, Any]:
             },
         }
     tasks = sorted({t for c in conditions.values() for t in c["scores"]})
+    best = {}
+    for task in tasks:  # Bellemare et al. 2013 report the best policy of a family per game
+        scored = [
+            (c["scores"][task], rel) for rel, c in conditions.items() if not math.isnan(c["scores"].get(task, math.nan))
+        ]
+        if scored:
+            value, rel = max(scored, key=lambda pair: pair[0])  # ties: the first condition
+            best[task] = {"score": value, "condition": rel}
     return {
+        "best": best,
         "suite": sweep["suite"],
         "agent": sweep["agent"],
         "parameter": param,
@@ -146,7 +162,7 @@ def sweep_markdown(table: dict[str, Any]) -> str:
         columns.append((f"{param} = {cond['value']}: this run ({seeds} seed{'s' * (seeds != 1)}){state}", rel, None))
         for name in cond["published"]:
             columns.append((f"{param} = {cond['value']}: {name}", rel, name))
-    header += [c[0] for c in columns]
+    header += [c[0] for c in columns] + ["best condition"]
     for task in table["tasks"]:
         cells = [task]
         for _, rel, ref in columns:
@@ -157,6 +173,8 @@ def sweep_markdown(table: dict[str, Any]) -> str:
                 pub = cond["published"][ref]
                 value, spread = pub["scores"].get(task), pub["spread"].get(task)
                 cells.append(_fmt(value) + (f" ({_fmt(spread)})" if spread is not None and value is not None else ""))
+        best = table["best"].get(task)
+        cells.append(f"{best['condition']} ({_fmt(best['score'])})" if best else "-")
         rows.append(cells)
     out.append("| " + " | ".join(header) + " |")
     out.append("|" + "---|" * len(header))
