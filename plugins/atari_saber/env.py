@@ -21,7 +21,8 @@ operations; the per-episode bookkeeping runs only on steps where an episode ends
 * 5-minute and 30-minute scores (SABER section 3.2): the cumulative raw score at 18,000 and
   108,000 frames (the final score if the episode is shorter);
 * one game per backend: several games in one env (joint training) are several native vector
-  envs, stepped concurrently (all ``send`` first, then all ``recv``);
+  envs, stepped concurrently (all ``send`` first, then all ``recv``); a ``game:mMdD`` flavor is
+  played by ``flavor_backend.FlavorVectorEnv``, the same settings applied in Python;
 * every game exposes the same ``Discrete(18)`` action space (see :func:`full_action_map`).
 
 Episode lengths are counted in emulator frames as agent steps x 4. On the step where a game
@@ -51,6 +52,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
+from benchgen_atari_saber.flavors import is_flavor_task
 from benchgen_atari_saber.protocols import SABER, AtariProtocol
 
 # --- SABER protocol constants (SABER Table 1; Machado et al. 2018) ---------------------------
@@ -139,19 +141,26 @@ def env_seeds(seed: int, num_envs: int) -> np.ndarray:
 
 
 def make_ale_backend(
-    game: str, num_envs: int, max_episode_frames: int, num_threads: int, protocol: AtariProtocol = SABER
+    task: str, num_envs: int, max_episode_frames: int, num_threads: int, protocol: AtariProtocol = SABER
 ):
-    """One native ale-py vector env playing ``game`` in ``num_envs`` copies under ``protocol``."""
+    """``num_envs`` copies of ``task`` under ``protocol``: ale-py's native vector env for a game, a
+    :class:`~benchgen_atari_saber.flavor_backend.FlavorVectorEnv` (same settings) for a ``game:mMdD``
+    flavor, since the native env cannot set a mode or difficulty (Machado et al. 2018, section 5)."""
+    settings = ale_settings(protocol, max_episode_frames)
+    if is_flavor_task(task):
+        from benchgen_atari_saber.flavor_backend import FlavorVectorEnv
+
+        return FlavorVectorEnv(task, num_envs, num_threads=num_threads, **settings)
     from ale_py.vector_env import AtariVectorEnv
 
-    return AtariVectorEnv(game, num_envs, num_threads=num_threads, **ale_settings(protocol, max_episode_frames))
+    return AtariVectorEnv(task, num_envs, num_threads=num_threads, **settings)
 
 
 @dataclass
 class _Group:
-    """The sub-environments that play one game, served by one native backend."""
+    """The sub-environments that play one task (a game or a flavor), served by one backend."""
 
-    game: str
+    game: str  # the task
     index: np.ndarray  # positions of this group's sub-envs in the combined env
     backend: Any
     action_map: np.ndarray  # full action -> backend action index (see full_action_map)
@@ -163,7 +172,7 @@ class SaberVectorEnv(SuiteVectorEnv):
 
     Args:
         tasks: one ale-py ROM id per sub-environment (e.g. ``["pong"] * 8``, or several games
-            for joint training).
+            for joint training), or a ``game:mMdD`` flavor (``flavors.py``; a backend of its own).
         seed: run seed; the first ``reset()`` without a seed uses it (see :func:`env_seeds`).
         mode: "train" or "eval"; the protocols differ between them only by the training-only
             life-loss signal.
@@ -171,7 +180,7 @@ class SaberVectorEnv(SuiteVectorEnv):
         max_episode_frames, max_stuck_frames, score_marks: the protocol's values by default (the
             SABER score marks); tests shrink them to reach the same code paths quickly.
         num_threads: emulator threads per game (default: min(sub-envs of that game, CPUs)).
-        backend_factory: ``(game, num_envs, max_episode_frames, num_threads) -> backend``;
+        backend_factory: ``(task, num_envs, max_episode_frames, num_threads) -> backend``;
             default :func:`make_ale_backend` under ``protocol``. A backend offers ``AtariVectorEnv``'s
             ``reset/send/recv/close`` and ``ale.get_action_set()``; tests script one.
 

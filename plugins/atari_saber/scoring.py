@@ -11,15 +11,23 @@ Baselines (``--baseline``):
 Games without a reference (no world record, no human score) are reported raw and left out of
 the aggregates. A reference agent that reached infinite gameplay on a game gives no finite
 yardstick there (``|w - r| = inf``), so such games are also left unnormalized.
+
+Flavor tasks (``game:mMdD``, another mode or difficulty; ``flavors.py``) are always reported raw
+and left out of the normalized aggregates, whatever the baseline: every random score, record and
+reference agent score here was measured on the game's default mode and difficulty, and a flavor
+can be much easier or harder (Freeway's modes change the traffic, Breakout's difficulty 1
+narrows the paddle from 16 to 12 pixels), so the default game's yardstick means something else there.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 from benchgen.scoring import ReferenceScores, Scorer
 from benchgen_atari_saber import tables
+from benchgen_atari_saber.flavors import is_flavor_task
 
 #: the checkpoint SABER reports its final Rainbow-IQN numbers at
 RAINBOW_IQN_DEFAULT_CHECKPOINT = "200M"
@@ -85,3 +93,12 @@ class AtariScorer(Scorer):
         if len(finite) != len(ref.scores):
             ref = replace(ref, scores=finite)
         return ref
+
+    def score(self, raw: Mapping[str, float], baseline: str | None = None) -> dict:
+        """:meth:`Scorer.score`, with flavor tasks always under ``unnormalized`` (module docstring),
+        even if a baseline CSV lists them."""
+        flavored = {task: value for task, value in raw.items() if is_flavor_task(task)}
+        result = super().score({task: value for task, value in raw.items() if task not in flavored}, baseline)
+        result["raw"] = dict(raw)
+        result["unnormalized"].update(flavored)
+        return result

@@ -9,7 +9,7 @@ from benchgen.errors import UsageError, did_you_mean
 from benchgen.scoring import ReferenceScores
 from benchgen.suite import EvaluationSchedule, Suite
 from benchgen_atari_saber import env as saber_env
-from benchgen_atari_saber import protocols, tables
+from benchgen_atari_saber import flavors, protocols, tables
 from benchgen_atari_saber.scoring import AtariScorer, reference_tables
 
 #: ALE's full action set (``ale_py.Action``), the suite's agent-visible action space
@@ -37,10 +37,14 @@ class AtariSaberSuite(Suite):
 
     ``protocol``: the Atari protocol the suite runs (SABER by default; see ``protocols.py`` and
     :meth:`with_protocol`).
+
+    Tasks ``game:mMdD`` play a game in another mode and difficulty (``flavors.py``; Machado et al.
+    2018, section 5) under the same protocol; they are scored raw (``scoring.py``), and the
+    ``machado_flavors`` split trains on default flavors and tests on the others.
     """
 
     name = "atari_saber"
-    description = "61 Atari games, SABER protocol (sticky actions, 18 actions, no life info, 100 h cap)"
+    description = "61 Atari games (+80 modes/difficulties), SABER protocol (sticky actions, 18 actions, no life info, 100 h cap)"
     version = "1"
     budget_unit = "frames"
     frames_per_step = saber_env.FRAMESKIP
@@ -80,12 +84,19 @@ class AtariSaberSuite(Suite):
         chosen = protocols.preset(preset)
         custom = chosen.changed(changes)
         suite = type(self)(custom)
-        suite.protocol_changes = {k: (getattr(chosen, k), getattr(custom, k)) for k in changes}
+        # a value equal to the preset's changes nothing: such a protocol is the preset itself
+        suite.protocol_changes = {
+            k: (getattr(chosen, k), getattr(custom, k)) for k in changes if getattr(chosen, k) != getattr(custom, k)
+        }
+        if not suite.protocol_changes:
+            suite = type(self)(chosen)
         return suite
 
     def tasks(self) -> list[str]:
-        """The 61 games of ``data/world_records.csv``."""
-        return tables.game_ids()
+        """The 61 games of ``data/world_records.csv`` (each in its default mode and difficulty), then
+        the other modes and difficulties of ``flavors.FLAVOR_GAMES`` as ``game:mMdD`` (Machado et
+        al. 2018, section 5; read from ale-py, 80 in ale-py 0.12)."""
+        return tables.game_ids() + flavors.flavor_tasks()
 
     def protocol(self) -> dict[str, Any]:
         """Every value that must match for two Atari runs to be compared (SABER Table 1 for the
@@ -136,9 +147,12 @@ class AtariSaberSuite(Suite):
         }
 
     def check_task_available(self, task: str) -> None:
-        """Unknown game or missing ROM -> ``UsageError`` that says how to fix it."""
-        if task not in self.tasks():
-            raise did_you_mean("atari_saber game", task, self.tasks())
+        """Unknown game, mode or difficulty, or a missing ROM -> ``UsageError`` that says how to fix it."""
+        if flavors.is_flavor_task(task):
+            flavors.check_flavor(task, [g for g in flavors.FLAVOR_GAMES if g in tables.game_ids()])
+            return
+        if task not in tables.game_ids():
+            raise did_you_mean("atari_saber game", task, tables.game_ids())
         try:
             from ale_py import roms
 
