@@ -2,9 +2,11 @@
 
 Raw scores are sacred: everything here computes from them and nothing is stored in their place.
 
-Normalization (SABER eq. 1/2, Bellemare 2013): ``s = (a - r) / |w - r|`` with ``a`` the agent's
-score, ``r`` the random score and ``w`` the reference (world record, human beginner, or another
-agent). Aggregates follow SABER: the median is the headline, the mean caps infinite gameplay
+Normalization (SABER eq. 1/2): ``s = (a - r) / |w - r|`` with ``a`` the agent's score, ``r`` the
+random score and ``w`` the reference (world record, human beginner, or another agent). Bellemare et
+al. 2013 (section 4.1) define the general form ``(s - r_min) / (r_max - r_min)`` with several
+choices of the range (the random score alone, a baseline set, the algorithms compared); SABER's
+equations are its reference-score case with ``r_min`` the random score. Aggregates follow SABER: the median is the headline, the mean caps infinite gameplay
 at 200%, and five classes bin the normalized scores.
 """
 

@@ -33,8 +33,9 @@ class CompareOptions:
     """Seed of the bootstrap (intervals are reproducible)."""
     force: bool = False
     """Compare runs whose protocols differ (every output is then labelled)."""
-    alpha: float = 0.05
-    """Significance level of the per-task Welch tests."""
+    alpha: float = 0.01
+    """Significance level of the per-task Welch tests (Bellemare et al. 2013, section 4.3: 99%
+    confidence)."""
     pairs: tuple[tuple[str, str], ...] | None = None
     """Agent pairs compared pairwise, each ``X:Y`` (default, None: every pair)."""
     curve_points: int = 20

@@ -8,8 +8,8 @@
   with a stratified independent bootstrap.
 - Performance profiles: run-score distributions (fraction of (run, task) scores above tau).
 - Sample-efficiency curves: the IQM at each of a grid of frame counts.
-- Welch's t-test per task (unequal variances, two-sided), as Bellemare et al. 2013 count
-  per-game wins and losses. It is not corrected for multiple comparisons.
+- Welch's t-test per task (unequal variances, two-sided, 99% confidence by default), as Bellemare
+  et al. 2013 count per-game wins and losses. It is not corrected for multiple comparisons.
 
 Intervals are reproducible: rliable draws its bootstrap indices from numpy's global generator,
 which is seeded (and restored afterwards) for each estimate from ``seed`` and the estimate's
@@ -182,7 +182,7 @@ def mean_interval(values: np.ndarray, ci: float = 0.95) -> tuple[float, float, f
     return mean, mean - half, mean + half
 
 
-def welch(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> dict:
+def welch(x: np.ndarray, y: np.ndarray, alpha: float = 0.01) -> dict:
     """Welch's t-test of one task's per-seed scores of X against Y (two-sided): ``win`` when
     p < alpha and X's mean is higher, ``loss`` when lower, ``tie`` otherwise; ``n/a`` when a side
     has fewer than two seeds or infinite gameplay."""
