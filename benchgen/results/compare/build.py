@@ -20,9 +20,11 @@ from benchgen.errors import UsageError
 from benchgen.results.compare import stats
 from benchgen.results.compare.gather import (
     Normalizer,
+    RangeNormalizer,
     check_protocols,
     load_runs,
     resolve_baseline,
+    score_ranges,
     to_frames,
     views_of,
 )
@@ -60,6 +62,8 @@ def build_comparison(
     registry=None,
     *,
     baseline: str | None = DEFAULTS.baseline,
+    normalization: str = DEFAULTS.normalization,
+    baseline_set: Iterable[str] = DEFAULTS.baseline_set,
     references: Iterable[str] = DEFAULTS.references,
     phase: str = DEFAULTS.phase,
     at: int | None = DEFAULTS.at,
@@ -91,6 +95,12 @@ def build_comparison(
     scorer, base_name, base_notes = resolve_baseline(registry.scorer(suite), {**plugin_tables, **user_tables}, baseline)
     notes += base_notes
     norm = Normalizer(scorer, base_name)
+    if normalization not in NORMALIZATIONS:
+        raise UsageError(f"--normalization {normalization}: choose one of {', '.join(NORMALIZATIONS)}")
+    if normalization == "baseline-set":
+        norm = _baseline_set(scorer, {**plugin_tables, **user_tables}, list(baseline_set))
+    elif baseline_set:
+        raise UsageError("--baseline-set is for --normalization baseline-set; add that, or leave the set out")
 
     views = [v for v in runs[0].views if all(v in r.views for r in runs)]
     if view not in views:
@@ -134,6 +144,9 @@ def build_comparison(
             raise UsageError(f"no task has a finished episode in every run by {amount:,} {unit}; pick a later --at")
         tasks = [tasks[j] for j in keep]
         raw = {lab: {v: m[:, keep] for v, m in raw[lab].items()} for lab in labels}
+    if normalization == "inter-algorithm":
+        means = [{t: float(np.nanmean(raw[lab][view][:, j])) for j, t in enumerate(tasks)} for lab in labels]
+        norm = RangeNormalizer(score_ranges(means), "inter-algorithm (the agents compared)")
     agg_tasks = norm.normalizable(tasks)
     if not norm.active:
         agg_tasks = [t for j, t in enumerate(tasks) if all(np.isfinite(raw[lab][view][:, j]).all() for lab in labels)]
@@ -144,7 +157,7 @@ def build_comparison(
         )
     if not agg_tasks:
         raise UsageError(
-            f"no task can be normalized against '{base_name}'; pick another --baseline (or --baseline raw)"
+            f"no task can be normalized against '{norm.baseline}'; pick another --baseline (or --baseline raw)"
         )
     idx = [tasks.index(t) for t in agg_tasks]
     normalized = {lab: norm.matrix(raw[lab][view][:, idx], agg_tasks) for lab in labels}
@@ -166,7 +179,8 @@ def build_comparison(
         "view": view,
         "views": views,
         "view_labels": {v: label for v, label in views_of(meta0).items() if v in views},
-        "baseline": base_name,
+        "baseline": norm.baseline,
+        "normalization": normalization,
         "normalized": norm.active,
         "task_score_rule": meta0.get("task_score_rule"),
         "statistics": {
@@ -203,7 +217,7 @@ def build_comparison(
             "aggregates": {
                 m: e.as_dict() for m, e in stats.aggregates(normalized[lab], metric_names, reps, ci, seed, lab).items()
             },
-            "classes": _classes(dict(zip(agg_tasks, map(_mean, normalized[lab].T)))) if norm.active else None,
+            "classes": _classes(dict(zip(agg_tasks, map(_mean, normalized[lab].T)))) if norm.classes else None,
         }
         for lab in labels
     }
@@ -274,6 +288,28 @@ def build_comparison(
     return result
 
 
+#: ``--normalization`` choices (see ``CompareOptions.normalization``)
+NORMALIZATIONS = ("reference", "baseline-set", "inter-algorithm")
+
+
+def _baseline_set(scorer, tables: dict, names: list[str]) -> RangeNormalizer:
+    """Bellemare et al. 2013's baseline-set normalizer over the named tables (and ``random``)."""
+    if len(names) < 2:
+        raise UsageError("--baseline-set needs two tables at least (e.g. random,const_best), comma-separated")
+    chosen = []
+    for name in names:
+        if name == "random":
+            chosen.append(dict(scorer.random_scores))
+        elif name in tables:
+            chosen.append(dict(tables[name].scores))
+        else:
+            known = ["random", *tables]
+            raise UsageError(
+                f"--baseline-set: no table '{name}' (known: {', '.join(known)}); add one with --reference NAME=CSV"
+            )
+    return RangeNormalizer(score_ranges(chosen), f"baseline set ({', '.join(names)})")
+
+
 def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normalizer, amount, unit, metric_names):
     rows, published = {}, {}
     for name, table in {**plugin_tables, **user_tables}.items():
@@ -296,7 +332,7 @@ def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normaliz
             "normalized": {t: normed[t] for t in covered},
             "covered": covered,
             "aggregates": stats.aggregate_point(matrix, metric_names) if covered else {},
-            "classes": _classes({t: normed[t] for t in covered}) if norm.active else None,
+            "classes": _classes({t: normed[t] for t in covered}) if norm.classes else None,
         }
     return rows, published
 

@@ -366,6 +366,9 @@ class Normalizer:
     """Raw per-task scores -> the scorer's normalized scores (``(a - r) / |w - r|``), through
     ``Scorer.score`` so a suite's own rules apply; tasks it cannot normalize come back NaN."""
 
+    #: SABER's score classes apply (they are defined on reference-normalized scores)
+    classes = True
+
     def __init__(self, scorer: Scorer, baseline: str | None):
         self.scorer = scorer
         self.baseline = baseline
@@ -399,3 +402,37 @@ class Normalizer:
             return list(tasks)
         probe = self.scorer.score({t: 0.0 for t in tasks}, self.baseline)["per_task"]
         return [t for t in tasks if t in probe]
+
+
+class RangeNormalizer(Normalizer):
+    """Bellemare et al. 2013, section 4.1: ``(s - r_min) / (r_max - r_min)`` per task, with the
+    range taken from a *baseline set* of reference scores (4.1.2: e.g. Random, Const and Perturb)
+    or from the *algorithms compared* themselves (4.1.3: 0 = the worst of them, 1 = the best).
+    Tasks whose range is empty (all scores equal) cannot be normalized and are left out."""
+
+    classes = False
+
+    def __init__(self, ranges: dict[str, tuple[float, float]], label: str):
+        super().__init__(None, label)
+        self.ranges = {t: (lo, hi) for t, (lo, hi) in ranges.items() if math.isfinite(lo) and hi > lo}
+
+    def row(self, raw: dict[str, float]) -> dict[str, float]:
+        out = {}
+        for task, value in raw.items():
+            if task in self.ranges and not math.isnan(value):
+                lo, hi = self.ranges[task]
+                out[task] = value if math.isinf(value) else (value - lo) / (hi - lo)
+        return out
+
+    def normalizable(self, tasks: list[str]) -> list[str]:
+        return [t for t in tasks if t in self.ranges]
+
+
+def score_ranges(tables: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """Per task, the (lowest, highest) finite score over ``tables``."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for table in tables:
+        for task, value in table.items():
+            if math.isfinite(value):
+                values[task].append(float(value))
+    return {t: (min(v), max(v)) for t, v in values.items()}

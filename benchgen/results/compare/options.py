@@ -16,6 +16,13 @@ class CompareOptions:
     """Normalize against: ``raw``; a baseline or reference agent name, or ``NAME@CHECKPOINT`` such
     as ``rainbow_iqn@10M`` (SABER eq. 2); or a task,score CSV file. Default (None): the suite's
     default baseline, raw if it has none."""
+    normalization: str = "reference"
+    """How scores are normalized: ``reference`` (``(a - r) / |w - r|`` against ``baseline``: SABER
+    eq. 1/2), ``baseline-set`` (Bellemare et al. 2013, 4.1.2: the per-task range of the tables in
+    ``baseline_set``) or ``inter-algorithm`` (4.1.3: the range of the agents compared)."""
+    baseline_set: tuple[str, ...] = ()
+    """The tables whose per-task range ``baseline-set`` normalization uses: reference table names
+    (``benchgen references SUITE``; ``--reference`` ones too) and ``random`` (the suite's random scores)."""
     references: tuple[str, ...] = ()
     """Reference tables added as rows and usable as baselines, each ``NAME=CSV`` (task,score or
     task,frames_10M,...)."""

@@ -250,7 +250,7 @@ def write_plots(result: dict, out_dir: Path) -> list[Path]:
     if result["probability_of_improvement"]:
         paths.append(plot_improvement(result, out_dir / "probability_of_improvement.png"))
     paths.append(plot_profiles(result, out_dir / "performance_profiles.png"))
-    if result["normalized"]:
+    if result["normalized"] and any(a["classes"] for a in result["agents"].values()):
         paths.append(plot_classes(result, out_dir / "classes.png"))
     paths.append(plot_curve_aggregate(result, out_dir / "learning_curves.png"))
     paths.append(plot_curve_tasks(result, out_dir / "learning_curves_tasks.png"))

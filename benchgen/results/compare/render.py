@@ -56,7 +56,13 @@ def header_lines(result: dict) -> list[str]:
             f"view {result['view_labels'].get(result['view'], result['view'])}; per-task score: {result['task_score_rule']}."
         )
     ]
-    if result["normalized"]:
+    if result["normalized"] and result.get("normalization", "reference") != "reference":
+        lines.append(
+            f"Scores normalized by the range of the **{result['baseline']}**: (a - r_min) / (r_max - r_min) per "
+            f"task (Bellemare et al. 2013, section 4.1), over {len(result['aggregate_tasks'])} tasks; the "
+            "performance profile is that paper's score distribution (section 4.2.3)."
+        )
+    elif result["normalized"]:
         lines.append(
             f"Scores normalized against **{result['baseline']}**: (a - random) / |{result['baseline']} - random| "
             f"(SABER eq. 1/2), over {len(result['aggregate_tasks'])} tasks; infinite gameplay counts as "

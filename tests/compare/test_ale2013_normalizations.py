@@ -1,0 +1,48 @@
+"""Bellemare et al. 2013's normalizations (section 4.1) in compare, on hand-computed cases:
+baseline-set normalization (the per-task range of reference tables) and inter-algorithm
+normalization (the range of the agents compared)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchgen.errors import UsageError
+from benchgen.results.compare import build_comparison
+from tests.compare.helpers import A, B, make_run
+
+
+@pytest.fixture
+def two_agents(tmp_path):
+    make_run(tmp_path / "a", "agent_a", A)
+    make_run(tmp_path / "b", "agent_b", B)
+    return tmp_path
+
+
+def _normalized(result, task, label):
+    return result["per_task"]["normalized"][task][label]["value"]
+
+
+def test_inter_algorithm_normalization_puts_the_worst_agent_at_0_and_the_best_at_1(two_agents):
+    result = build_comparison([two_agents], reps=50, curve_points=2, normalization="inter-algorithm")
+    # per-task means: count-20 A 30, B 10; count-50 A 40, B 30; count-80 A inf (a seed played
+    # forever), B 95: no finite range, so it is left out of the normalized aggregates
+    assert result["aggregate_tasks"] == ["count-20", "count-50"]
+    assert _normalized(result, "count-20", "agent_a") == pytest.approx(1.0)  # seeds 10, 30, 50 -> 0, 1, 2
+    assert _normalized(result, "count-20", "agent_b") == pytest.approx(0.0)  # seeds 5, 15 -> -0.25, 0.25
+    assert _normalized(result, "count-50", "agent_a") == pytest.approx(1.0)
+    assert result["agents"]["agent_a"]["classes"] is None  # SABER's classes need a reference score
+    assert result["normalization"] == "inter-algorithm"
+
+
+def test_baseline_set_normalization_uses_the_range_of_the_named_tables(two_agents):
+    result = build_comparison(
+        [two_agents], reps=50, curve_points=2, normalization="baseline-set", baseline_set=("random", "toy_ref")
+    )
+    # ranges: random 0 and toy_ref 50 / 25 / 200
+    assert _normalized(result, "count-20", "agent_a") == pytest.approx((10 / 50 + 30 / 50 + 50 / 50) / 3)
+    assert _normalized(result, "count-50", "agent_b") == pytest.approx((25 / 25 + 35 / 25) / 2)
+    assert result["baseline"] == "baseline set (random, toy_ref)"
+    with pytest.raises(UsageError, match="no table 'const_best'"):
+        build_comparison([two_agents], normalization="baseline-set", baseline_set=("random", "const_best"))
+    with pytest.raises(UsageError, match="two tables at least"):
+        build_comparison([two_agents], normalization="baseline-set", baseline_set=("random",))
