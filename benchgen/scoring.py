@@ -165,6 +165,11 @@ class Scorer:
             return math.inf
         return float(np.mean(episode_scores))
 
+    def final_score(self, episode_scores: list[float]) -> float | None:
+        """A second per-task score some papers print beside the first (Nichol et al. 2018's
+        "Final Score"); None (the default): the suite has none."""
+        return None
+
     def format_table(self, result: dict) -> str:
         """Text rendering of :meth:`score` output for ``benchgen score``; suites whose scores
         are not normalized (no classes) override it."""

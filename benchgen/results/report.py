@@ -19,6 +19,7 @@ import numpy as np
 from benchgen.errors import UsageError
 from benchgen.protocols import protocol_label
 from benchgen.registry import get_registry
+from benchgen.results import figures
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.scoring import CLASSES
@@ -105,6 +106,16 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001 - a suite without references is reported raw
             section["normalized"] = {"error": str(exc)}
         section["raw_mean"] = float(np.mean([v for v in final["score"].values() if not math.isinf(v)] or [math.nan]))
+        # SABER Table 3: every time view normalized, not only the final score
+        section["normalized_views"] = {}
+        for view in final:
+            if view != "score" and final[view] and "error" not in section["normalized"]:
+                normed = scorer.score(final[view], baseline)
+                if normed.get("classes"):
+                    section["normalized_views"][view] = {k: normed[k] for k in ("median", "mean", "n_tasks")}
+        finals = _final_scores(run, scorer) if run else {}
+        if finals:
+            section["final_score"] = finals
         if phase == "zeroshot":
             section["short"], section["episodes_wanted"] = short, wanted
         report["phases"][phase] = section
@@ -113,6 +124,18 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         for name, ref in registry.reference_scores(suite).items()
     }
     return report
+
+
+def _final_scores(run: Run, scorer) -> dict[str, float]:
+    """task -> the scorer's second per-task score (``Scorer.final_score``), mean over seeds; empty
+    when the suite has none."""
+    per_task: dict[str, list[float]] = {}
+    for (task, _seed), (_frames, views) in run.series.items():
+        value = scorer.final_score(views["score"].tolist())
+        if value is None:
+            return {}
+        per_task.setdefault(task, []).append(value)
+    return {t: float(np.mean(v)) for t, v in per_task.items()}
 
 
 def _fmt(v: Any) -> str:
@@ -176,8 +199,13 @@ def to_markdown(report: dict) -> str:
             out.append(f"Normalization unavailable: {norm['error']}")
             continue
         if not norm.get("classes"):  # a suite scored on its own scale (e.g. Sonic's 0..10,000)
-            out += ["### Final scores", "", "| task | score |", "|---|---|"]
-            out += [f"| {task} | {_fmt(v)} |" for task, v in sorted(norm["raw"].items())]
+            finals = sec.get("final_score", {})
+            out += ["### Final scores", ""]
+            out += ["| task | score | final score |", "|---|---|---|"] if finals else ["| task | score |", "|---|---|"]
+            out += [
+                f"| {task} | {_fmt(v)} |" + (f" {_fmt(finals.get(task, math.nan))} |" if finals else "")
+                for task, v in sorted(norm["raw"].items())
+            ]
             out.append(f"\nMean over {norm['n_tasks']} tasks: **{_fmt(norm['mean'])}**")
             if norm.get("baseline_mean") is not None:
                 out.append(f"(baseline {norm['baseline']}: {_fmt(norm['baseline_mean'])})")
@@ -196,6 +224,11 @@ def to_markdown(report: dict) -> str:
                 f"capped mean {norm['mean'] * 100:.2f}% over {norm['n_tasks']} tasks; classes "
                 + ", ".join(f"{k} {v}" for k, v in norm["classes"].items()),
             ]
+        for view, agg in sec.get("normalized_views", {}).items():
+            out.append(
+                f"{report['view_labels'].get(view, view)} view: median {agg['median'] * 100:.2f}%, capped mean "
+                f"{agg['mean'] * 100:.2f}% over {agg['n_tasks']} tasks"
+            )
         if norm["unnormalized"]:
             out.append(f"\nReported raw, left out of the aggregates: {', '.join(sorted(norm['unnormalized']))}")
         out.append(f"\nMean raw score over tasks: {_fmt(sec['raw_mean'])}")
@@ -239,6 +272,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     paths.append(path)
+    paths += _paper_figures(run_dir, report)
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]
         if not norm.get("classes") or not norm["n_tasks"]:
@@ -253,6 +287,60 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
         fig.savefig(path, dpi=100)
         plt.close(fig)
         paths.append(path)
+    return paths
+
+
+def _paper_figures(run_dir: Path, report: dict) -> list[Path]:
+    """SABER's median-normalized curves and classes per reporting point, or Nichol et al.'s
+    instantaneous mean score curve, per learning phase (``benchgen.results.figures``)."""
+    registry = get_registry()
+    scorer = registry.scorer(registry.suite(report["suite"]))
+    runs = load_phases(Path(run_dir), Path(run_dir).name)
+    out_dir = Path(run_dir) / "report"
+    unit = report["budget_unit"]
+    paths = []
+    for phase, sec in report["phases"].items():
+        run = runs.get(phase)
+        if run is None or phase in ("zeroshot", "reeval") or not run.series:
+            continue
+        grid = figures.frame_grid(run)
+        x = grid if unit == "frames" else grid // run.meta.get("frames_per_step", 1)
+        norm = sec["normalized"]
+        if norm.get("classes"):
+            baseline = norm["baseline"]
+            curves = figures.median_normalized_curves(run, scorer, baseline, grid)
+            paths.append(
+                figures.plot_seed_curves(
+                    x,
+                    curves,
+                    f"{phase}: median normalized score",
+                    f"median over tasks (1 = {baseline})",
+                    unit,
+                    out_dir / f"median_normalized_{phase}.png",
+                )
+            )
+            counts = figures.classes_by_checkpoint(sec, scorer, baseline)
+            if counts:
+                paths.append(
+                    figures.plot_classes_by_checkpoint(
+                        counts,
+                        f"{phase}: score classes vs {baseline} by reporting point",
+                        unit,
+                        out_dir / f"classes_by_checkpoint_{phase}.png",
+                    )
+                )
+        elif "error" not in norm:
+            curves = figures.instantaneous_mean_curves(run, grid)
+            paths.append(
+                figures.plot_seed_curves(
+                    x,
+                    curves,
+                    f"{phase}: mean over tasks of the latest episode score",
+                    "instantaneous score",
+                    unit,
+                    out_dir / f"mean_score_{phase}.png",
+                )
+            )
     return paths
 
 
