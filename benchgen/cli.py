@@ -512,6 +512,11 @@ def _resume_run(args, run_dir) -> int:
     from benchgen.run.plan import drift, resolve_from_meta, validate_run_config
 
     meta = run_dir.meta()
+    if meta.get("external_loop"):
+        raise UsageError(
+            f"{run_dir.path} was recorded by a training loop outside benchgen (benchgen.api.Recording); "
+            "run that script again to continue it"
+        )
     resolved = resolve_from_meta(args.registry, meta)
     if args.no_progress:
         resolved.run.progress = False

@@ -1,0 +1,293 @@
+"""benchgen from your own training loop: a suite's environment as its protocol defines it, and a
+recording of its episodes into a benchgen run directory that ``benchgen report``, ``export`` and
+``compare`` read like any other run.
+
+Make the environment, no recording (the suite env under the agent-side wrappers you ask for):
+
+>>> from benchgen import api
+>>> env = api.make_env("atari_saber", "pong", num_envs=2, seed=0)
+>>> env.single_action_space
+Discrete(18)
+>>> obs, _ = env.reset(seed=0)
+>>> obs.shape
+(2, 4, 84, 84)
+>>> env.close()
+
+The same task as a plain Gymnasium environment:
+
+>>> import gymnasium
+>>> ids = api.register_gymnasium_ids(["atari_saber"])
+>>> single = gymnasium.make(api.gymnasium_id("atari_saber", "pong"))
+>>> single.reset(seed=0)[0].shape
+(4, 84, 84)
+>>> single.close()
+
+Record your loop's episodes (the run directory is created, or continued if your script restarts)::
+
+    with api.Recording("runs/my-dqn-pong", "atari_saber", "pong", agent="my-dqn", budget=10_000_000,
+                       config={"lr": 1e-4}) as rec:
+        obs, _ = rec.env.reset(seed=rec.seed)
+        while not rec.finished:
+            obs, reward, terminated, truncated, info = rec.env.step(my_policy(obs))
+
+Integrity: the loop gets the suite env only through the recorder and the suite's agent wrappers,
+so it sees what the protocol lets agents see, and the scores recorded are the ones the suite's env
+reports at episode ends (never a number the loop hands over). Crash safety: every finished episode
+is committed with the frame counter as it ends; a killed loop loses only the episodes in progress,
+and the same ``Recording`` call in a restarted script continues the run where it stopped (the
+model's own checkpointing is the loop's business).
+
+Every suite task is also a Gymnasium id (:func:`register_gymnasium_ids`, :func:`gymnasium_id`):
+``gymnasium.make("benchgen/atari_saber.pong-v0")`` gives one protocol environment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from benchgen import protocols
+from benchgen.agent import AgentNeeds, AgentSpec
+from benchgen.config import RunConfig
+from benchgen.errors import UsageError
+from benchgen.results.rundir import RunDir
+from benchgen.results.store import Unit
+from benchgen.run.plan import MAX_SEED, ResolvedRun, run_metadata
+from benchgen.run.recorder import EpisodeRecorder
+from benchgen.suite import Suite
+
+#: the key of ``run.json`` that marks a run recorded by a loop outside benchgen
+EXTERNAL_LOOP = "external_loop"
+#: the Gymnasium namespace of benchgen's tasks
+GYM_NAMESPACE = "benchgen"
+
+
+def _suite(name: str, protocol: str | None) -> tuple[Suite, dict | None]:
+    from benchgen.registry import get_registry
+
+    choice = protocols.parse_choice(protocol)
+    return protocols.apply_choice(get_registry().suite(name), choice), choice
+
+
+def make_env(
+    suite: str,
+    task: str,
+    *,
+    num_envs: int = 1,
+    seed: int = 0,
+    protocol: str | None = None,
+    needs: AgentNeeds | None = None,
+    mode: str = "train",
+) -> gym.vector.VectorEnv:
+    """``num_envs`` copies of ``task`` as the suite's protocol defines them (``protocol``: a preset
+    or YAML file, as ``--protocol``), under the suite's agent wrappers for ``needs`` (None: the
+    default :class:`~benchgen.agent.AgentNeeds`, pixels as the suite gives them and the benchmark
+    reward). Episodes are not recorded: use :class:`Recording` for that."""
+    suite_obj, _ = _suite(suite, protocol)
+    _check_task(suite_obj, task)
+    env = suite_obj.make_env([task] * num_envs, seed=seed, mode=mode)
+    return suite_obj.agent_wrappers(env, needs or AgentNeeds())
+
+
+def _check_task(suite: Suite, task: str) -> None:
+    from benchgen.registry import get_registry
+
+    get_registry().check_tasks(suite, [task])
+    suite.check_task_available(task)
+
+
+@dataclasses.dataclass
+class _OwnLoopConfig:
+    """The settings of a training loop outside benchgen, as its author passed them."""
+
+
+def _refuse(config, environment):
+    raise UsageError("this agent is a training loop outside benchgen: run your own script, not `benchgen run`")
+
+
+class Recording:
+    """Record one (task, seed) of your own loop into the run directory ``out``.
+
+    Args:
+        out: the run directory (created; or continued when it holds this same recording).
+        suite, task, seed, protocol: what is played, as ``benchgen run`` takes them.
+        agent: your agent's name, as reports and comparisons label it.
+        budget: frames or timesteps (the suite's budget unit; default the protocol's).
+        num_envs: sub-environments of ``env``.
+        needs: the suite's agent-side wrappers to put on ``env`` (default: none beyond the suite's
+            defaults; see :class:`~benchgen.agent.AgentNeeds`).
+        config: your loop's settings (JSON-serializable), saved in ``run.json`` with the run.
+    """
+
+    def __init__(
+        self,
+        out: str | Path,
+        suite: str,
+        task: str,
+        *,
+        agent: str = "own_loop",
+        seed: int = 0,
+        budget: int | None = None,
+        protocol: str | None = None,
+        num_envs: int = 1,
+        needs: AgentNeeds | None = None,
+        config: Mapping[str, Any] | None = None,
+    ):
+        from benchgen.registry import get_registry
+
+        if not 0 <= seed <= MAX_SEED:
+            raise UsageError(f"seed must lie in [0, {MAX_SEED}]")
+        if num_envs < 1 or (budget is not None and budget < 1):
+            raise UsageError("num_envs and budget must be positive")
+        registry = get_registry()
+        self.suite, choice = _suite(suite, protocol)
+        _check_task(self.suite, task)
+        self.seed, self.task = seed, task
+        self.run_dir = RunDir(out)
+        if self.run_dir.is_run():
+            meta = self.run_dir.meta()
+            wanted = {"suite": suite, "tasks": [task], "agent": agent, "protocol_choice": choice}
+            recorded = {k: meta.get(k) for k in wanted}
+            if not meta.get(EXTERNAL_LOOP) or recorded != wanted or meta["run"]["seeds"] != [seed]:
+                raise UsageError(
+                    f"{out} holds another run ({meta.get('agent')} on {meta.get('suite')} {meta.get('tasks')}); "
+                    "pick another directory"
+                )
+        else:
+            budget = self.suite.default_budget if budget is None else budget
+            run = RunConfig(
+                suite=suite,
+                agent=agent,
+                tasks=[task],
+                seeds=[seed],
+                budget=budget,
+                protocol=protocol,
+                num_envs=num_envs,
+            )
+            spec = AgentSpec(agent, _OwnLoopConfig, _refuse, description="a training loop outside benchgen")
+            checkpoints = sorted(
+                {max(1, round(c * budget / self.suite.default_budget)) for c in self.suite.default_checkpoints}
+                | {budget}
+            )
+            resolved = ResolvedRun(run, _OwnLoopConfig(), self.suite, spec, None, [task], budget, checkpoints, choice)
+            meta = {**run_metadata(registry, resolved), EXTERNAL_LOOP: True, "agent_config": dict(config or {})}
+            unit = Unit(f"train-{task}-s{seed}", 0, "train", [task], seed, self.suite.to_frames(budget))
+            RunDir.create(out, meta, [unit])
+        self._lock = self.run_dir.lock()
+        self._lock.__enter__()
+        try:
+            self.store = self.run_dir.store()
+            self.unit = self.store.units()[0]
+            self.store.update_unit(self.unit.unit_id, status="running", started_at=time.time())
+            env_seed = seed * 1_000_003 + self.unit.frames_done  # a restarted loop plays fresh episodes
+            suite_env = self.suite.make_env([task] * num_envs, seed=env_seed, mode="train")
+            self.recorder = EpisodeRecorder(suite_env, self.store, self.unit, frames_done=self.unit.frames_done)
+            #: the environment your loop steps: the suite env, recorded, under the agent wrappers
+            self.env = self.suite.agent_wrappers(self.recorder, needs or AgentNeeds())
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+
+    @property
+    def frames_done(self) -> int:
+        """Emulator frames used so far, earlier runs of the script included."""
+        return self.recorder.frames_done
+
+    @property
+    def budget_done(self) -> int:
+        """The same in the suite's budget unit."""
+        return self.suite.from_frames(self.recorder.frames_done)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the budget is used up."""
+        return self.recorder.frames_done >= self.unit.budget_frames
+
+    @property
+    def episodes(self) -> int:
+        """Episodes recorded so far."""
+        return self.recorder.episodes_of(self.task)
+
+    def recent_mean(self) -> float:
+        """Mean raw score of the last 100 episodes recorded by this process."""
+        return self.recorder.recent_mean()
+
+    def close(self) -> None:
+        """Close the env; the recording is marked done when its budget is used up."""
+        try:
+            self.env.close()
+        finally:
+            status = {"status": "done", "finished_at": time.time()} if self.finished else {"status": "running"}
+            # the frames played since the last episode ended count too (as a unit's last checkpoint does)
+            self.store.update_unit(self.unit.unit_id, frames_done=self.recorder.frames_done, **status)
+            self.store.checkpoint_wal()
+            self.store.close()
+            self._lock.__exit__(None, None, None)
+
+    def __enter__(self) -> Recording:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# -- Gymnasium ids -------------------------------------------------------------------------------
+
+
+def gymnasium_id(suite: str, task: str) -> str:
+    """The Gymnasium id of a suite's task: ``benchgen/SUITE.TASK-v0``."""
+    return f"{GYM_NAMESPACE}/{suite}.{task}-v0"
+
+
+def register_gymnasium_ids(suites: Sequence[str] | None = None) -> list[str]:
+    """Register every task of ``suites`` (default: every installed suite) with Gymnasium, under the
+    ``benchgen`` namespace; returns the ids. ``gymnasium.make(id, seed=..., protocol=...)``."""
+    from benchgen.registry import get_registry
+
+    registry = get_registry()
+    ids = []
+    for name in suites or list(registry.suites):
+        for task in registry.suite(name).tasks():
+            env_id = gymnasium_id(name, task)
+            if env_id not in gym.registry:
+                gym.register(env_id, entry_point=SuiteTaskEnv, kwargs={"suite": name, "task": task})
+            ids.append(env_id)
+    return ids
+
+
+class SuiteTaskEnv(gym.Env):
+    """One sub-environment of a suite's env as a plain Gymnasium ``Env`` (no recording): an episode
+    ends as the protocol ends it, and ``reset`` starts the next one."""
+
+    def __init__(self, suite: str, task: str, seed: int = 0, protocol: str | None = None, render_mode=None):
+        self._vec = make_env(suite, task, num_envs=1, seed=seed, protocol=protocol, mode="eval")
+        self.observation_space = self._vec.single_observation_space
+        self.action_space = self._vec.single_action_space
+        self.render_mode = render_mode
+        self._next_obs: np.ndarray | None = None  # the vector env's autoreset observation
+
+    def reset(self, *, seed: int | None = None, options=None):
+        super().reset(seed=seed)
+        if self._next_obs is not None and seed is None:
+            obs, self._next_obs = self._next_obs, None
+            return obs, {}
+        obs, _ = self._vec.reset(seed=seed)
+        self._next_obs = None
+        return obs[0], {}
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self._vec.step(np.array([action]))
+        if terminated[0] or truncated[0]:
+            self._next_obs = obs[0]
+            final = info.get("final_obs")
+            obs = final if final is not None else obs
+        return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
+
+    def close(self):
+        self._vec.close()
