@@ -2,29 +2,15 @@
 recording of its episodes into a benchgen run directory that ``benchgen report``, ``export`` and
 ``compare`` read like any other run.
 
-Make the environment, no recording (the suite env under the agent-side wrappers you ask for):
+Make the environment, no recording (the suite env under the agent-side wrappers you ask for)::
 
->>> from benchgen import api
->>> env = api.make_env("atari_saber", "pong", num_envs=2, seed=0)
->>> env.single_action_space
-Discrete(18)
->>> obs, _ = env.reset(seed=0)
->>> obs.shape
-(2, 4, 84, 84)
->>> env.close()
+    env = api.make_env("SUITE", "TASK", num_envs=2, seed=0)
 
-The same task as a plain Gymnasium environment:
-
->>> import gymnasium
->>> ids = api.register_gymnasium_ids(["atari_saber"])
->>> single = gymnasium.make(api.gymnasium_id("atari_saber", "pong"))
->>> single.reset(seed=0)[0].shape
-(4, 84, 84)
->>> single.close()
+(the Atari plugin's module docstring runs these examples on a real game as doctests).
 
 Record your loop's episodes (the run directory is created, or continued if your script restarts)::
 
-    with api.Recording("runs/my-dqn-pong", "atari_saber", "pong", agent="my-dqn", budget=10_000_000,
+    with api.Recording("runs/mine", "SUITE", "TASK", agent="my-agent", budget=10_000_000,
                        config={"lr": 1e-4}) as rec:
         obs, _ = rec.env.reset(seed=rec.seed)
         while not rec.finished:
@@ -38,7 +24,7 @@ and the same ``Recording`` call in a restarted script continues the run where it
 model's own checkpointing is the loop's business).
 
 Every suite task is also a Gymnasium id (:func:`register_gymnasium_ids`, :func:`gymnasium_id`):
-``gymnasium.make("benchgen/atari_saber.pong-v0")`` gives one protocol environment.
+``gymnasium.make("benchgen/SUITE.TASK-v0")`` gives one protocol environment.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ class AtariSaberSuite(Suite):
     """
 
     name = "atari_saber"
-    description = "61 Atari games (+80 modes/difficulties), SABER protocol (sticky actions, 18 actions, no life info, 100 h cap)"
+    description = "61 Atari games + 80 modes/difficulties, SABER protocol (sticky, 18 actions, no life info, 100 h cap)"
     version = "1"
     budget_unit = "frames"
     frames_per_step = saber_env.FRAMESKIP

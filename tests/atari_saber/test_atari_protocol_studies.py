@@ -8,7 +8,8 @@ import sqlite3
 
 from tests.conftest import assert_usage_error, run_cli
 
-SWEEP = ("run", "atari_saber", "random", "--tasks", "freeway", "--frames", "12k", "--num-envs", "2", "--no-progress")
+# a Freeway game lasts 2 min 16 s (about 8,200 frames): one env, 20k frames, two episodes
+SWEEP = ("run", "atari_saber", "random", "--tasks", "freeway", "--frames", "20k", "--num-envs", "1", "--no-progress")
 
 
 def _phases(run_dir) -> list[tuple[str, str]]:
@@ -30,10 +31,12 @@ def test_a_sweep_runs_one_condition_per_value_and_reports_them_side_by_side_with
     conditions = table["conditions"]
     assert set(conditions) == {"sticky_action_probability=0", "sticky_action_probability=0.25"}
     # Machado et al. 2018, Table 1: DQN on Freeway, 32.2 deterministic and 31.6 sticky
-    assert conditions["sticky_action_probability=0"]["published"]["machado2018_dqn"]["scores"]["freeway"] == 32.2
-    assert conditions["sticky_action_probability=0.25"]["published"]["machado2018_dqn"]["scores"]["freeway"] == 31.6
+    deterministic, sticky = conditions["sticky_action_probability=0"], conditions["sticky_action_probability=0.25"]
+    assert deterministic["published"]["machado2018_dqn_deterministic"]["scores"]["freeway"] == 32.2
+    assert sticky["published"]["machado2018_dqn_sticky"]["scores"]["freeway"] == 31.6
+    assert "machado2018_dqn_sticky" not in deterministic["published"]  # each beside its own condition
     text = (out / "sweep.md").read_text()
-    assert "| freeway |" in text and "machado2018_dqn" in text
+    assert "| freeway |" in text and "machado2018_dqn_deterministic" in text
     (out / "sweep.md").unlink()
     assert run_cli("resume", out, "--no-progress").returncode == 0  # a sweep resumes as one
     assert (out / "sweep.md").read_text() == text
