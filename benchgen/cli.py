@@ -152,6 +152,15 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_resume)
 
+    p = sub.add_parser("video", help="MP4s of a run's agent playing a task (greedy, full-resolution screen)")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--task", required=True, help="a task the run played")
+    p.add_argument(
+        "--checkpoint", type=_count, help="frames: the first kept checkpoint at or past it (default: the last)"
+    )
+    p.add_argument("--episodes", type=int, default=1, help="episodes to film (default 1)")
+    p.set_defaults(func=cmd_video)
+
     p = sub.add_parser("score", help="normalize and aggregate a task,score CSV of raw scores")
     p.add_argument("suite")
     p.add_argument("csv", type=Path)
@@ -571,6 +580,14 @@ def _execute(run_dir, resolved) -> int:
         print(
             f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)"
         )
+    return 0
+
+
+def cmd_video(args) -> int:
+    from benchgen.run.video import record_videos
+
+    for path in record_videos(args.run_dir, args.task, args.checkpoint, args.episodes):
+        print(path)
     return 0
 
 

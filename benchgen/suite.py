@@ -273,6 +273,18 @@ class Suite(abc.ABC):
         is non-empty."""
         raise UsageError(f"suite '{self.name}' has a single protocol; run it without --protocol")
 
+    def make_video_env(self, task: str, seed: int) -> SuiteVectorEnv:
+        """One sub-environment of ``task`` in ``"eval"`` mode whose screen :meth:`screens` can show
+        (``benchgen video``). Default: :meth:`make_env`; a suite whose fast env cannot show its
+        screen builds one that can (the same protocol, frame for frame)."""
+        return self.make_env([task], seed, mode="eval")
+
+    def screens(self, env: SuiteVectorEnv) -> Any:
+        """The full-resolution RGB screens of an env this suite made, as they are now (after the
+        last ``reset`` or ``step``): a ``uint8`` array ``(num_envs, height, width, 3)``, not the
+        agents' view. None (the default): the suite cannot show them."""
+        return None
+
     def evaluation_schedule(self) -> EvaluationSchedule | None:
         """The protocol's separate evaluation phases (see :class:`EvaluationSchedule`); None (the
         default): scores come from the training episodes themselves."""

@@ -187,6 +187,10 @@ class FlavorVectorEnv:
         """The native env exposes its action set as ``env.ale.get_action_set()``; so does this one."""
         return self
 
+    def screens(self) -> np.ndarray:
+        """The sub-envs' current full-resolution RGB screens, ``(num_envs, 210, 160, 3)``."""
+        return np.stack([e.ale.getScreenRGB() for e in self._envs])
+
     def get_action_set(self) -> list:
         """The legal (full) or minimal action set, as ``ale_py.Action`` values."""
         return list(self._envs[0].action_set)

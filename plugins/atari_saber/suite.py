@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from benchgen.errors import UsageError, did_you_mean
 from benchgen.scoring import ReferenceScores
 from benchgen.suite import EvaluationSchedule, Suite
@@ -175,6 +177,38 @@ class AtariSaberSuite(Suite):
             return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode, protocol=p, max_episode_frames=cap)
         except ValueError as exc:  # minimal action sets of different sizes
             raise UsageError(str(exc)) from None
+
+    def make_video_env(self, task: str, seed: int) -> saber_env.SaberVectorEnv:
+        """One ``"eval"`` sub-environment on the ALEInterface backend (frame for frame ale-py's
+        native env, see ``flavor_backend.py``), whose full-resolution screen :meth:`screens` reads."""
+        from benchgen_atari_saber.flavor_backend import FlavorVectorEnv
+        from benchgen_atari_saber.flavors import default_flavor, is_flavor_task
+
+        self.check_task_available(task)
+        p = self.atari_protocol
+        if is_flavor_task(task):
+            flavor_task = task
+        else:
+            flavor = default_flavor(task)
+            flavor_task = f"{flavor.game}:m{flavor.mode}d{flavor.difficulty}"
+
+        def backend(game, num_envs, max_episode_frames, num_threads):
+            return FlavorVectorEnv(flavor_task, num_envs, **saber_env.ale_settings(p, max_episode_frames))
+
+        cap = p.evaluation_episode_cap_frames or None
+        return saber_env.SaberVectorEnv(
+            [task], seed=seed, mode="eval", protocol=p, max_episode_frames=cap, backend_factory=backend
+        )
+
+    def screens(self, env: saber_env.SaberVectorEnv):
+        """The 210x160 RGB screens of an env from :meth:`make_video_env` (None for the fast native env)."""
+        backends = [group.backend for group in env._groups]
+        if not all(hasattr(b, "screens") for b in backends):
+            return None
+        out = np.zeros((env.num_envs, 210, 160, 3), dtype=np.uint8)
+        for group, backend in zip(env._groups, backends):
+            out[group.index] = backend.screens()
+        return out
 
     def evaluation_schedule(self) -> EvaluationSchedule | None:
         """The protocol's evaluation phases (DQN 2015, Rainbow 2018, ALE 2013); None for SABER and

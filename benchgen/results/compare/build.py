@@ -8,7 +8,9 @@ writer spells them ``"inf"`` and ``null``.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import sqlite3
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -236,6 +238,7 @@ def build_comparison(
             notes.append(
                 f"reference {name} is shown at its checkpoint '{r['checkpoint']}', not at the runs' {amount:,} {unit}"
             )
+    result["videos"] = _videos(runs, tasks)
     result["per_task"] = _per_task(raw, normalized, tasks, agg_tasks, views, labels, result["references"], ci)
 
     pairs = pairs if pairs is not None else list(itertools.combinations(labels, 2))
@@ -286,6 +289,24 @@ def build_comparison(
         unit,
     )
     return result
+
+
+def _videos(runs, tasks) -> dict[str, dict[str, str]]:
+    """label -> task -> the first video (``benchgen video``) of that agent playing that task."""
+    out: dict[str, dict[str, str]] = {}
+    for run in runs:
+        db = Path(run.path) / "results.sqlite"
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            rows = conn.execute("SELECT task, extras FROM episodes WHERE phase = 'video' ORDER BY id").fetchall()
+            conn.close()
+        except sqlite3.Error:
+            continue
+        for task, extras in rows:
+            video = Path(run.path) / json.loads(extras).get("video", "")
+            if task in tasks and video.is_file():
+                out.setdefault(run.label, {}).setdefault(task, str(video))
+    return out
 
 
 #: ``--normalization`` choices (see ``CompareOptions.normalization``)

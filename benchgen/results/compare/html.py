@@ -88,6 +88,21 @@ def _image(path: Path) -> str:
     )
 
 
+#: videos up to this size are embedded in the page (data URI); larger ones are linked
+MAX_EMBEDDED_VIDEO_BYTES = 4_000_000
+
+
+def _video(path: str, caption: str) -> str:
+    size = Path(path).stat().st_size
+    if size > MAX_EMBEDDED_VIDEO_BYTES:
+        return f'<p><a href="{_e(Path(path).resolve().as_uri())}">{_e(caption)}</a> ({size / 1e6:.0f} MB, linked)</p>'
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return (
+        f'<figure><video controls muted loop preload="metadata" width="320" src="data:video/mp4;base64,{data}">'
+        f"</video><figcaption>{_e(caption)}</figcaption></figure>"
+    )
+
+
 def to_html(result: dict, images: list[Path] = ()) -> str:
     norm = result["normalized"]
     forced = f'<div class="forced" id="forced-label">{_e(result["forced_label"])}</div>' if result["forced"] else ""
@@ -139,6 +154,11 @@ def to_html(result: dict, images: list[Path] = ()) -> str:
                 classes={6: "result"},
             )
         )
+    if result.get("videos"):
+        body.append("<h2>Videos</h2>")
+        for label, by_task in result["videos"].items():
+            for task, path in by_task.items():
+                body.append(_video(path, f"{label} on {task}"))
     body.append("<h2>Per-task scores</h2>")
     if norm:
         head, rows = render.normalized_rows(result)
