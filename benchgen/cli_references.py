@@ -32,7 +32,7 @@ def _fmt(value) -> str:
         return "-"
     if isinstance(value, float) and math.isinf(value):
         return "inf"
-    return f"{value:,.4g}" if isinstance(value, float) else str(value)
+    return f"{value:,.7g}" if isinstance(value, float) else str(value)
 
 
 def cmd_references(args) -> int:

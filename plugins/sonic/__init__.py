@@ -9,6 +9,7 @@ Nichol, Pfau, Hesse, Klimov, Schulman 2018. Modules, in reading order:
 * :mod:`~benchgen_sonic.vector`: one worker process per sub-environment, benchgen's contract;
 * :mod:`~benchgen_sonic.wrappers`: the paper's agent-side preprocessing;
 * :mod:`~benchgen_sonic.suite`, :mod:`~benchgen_sonic.scoring`: the suite and its scorer;
+* :mod:`~benchgen_sonic.paper`: the paper's Tables 1-9 as data;
 * :mod:`~benchgen_sonic.roms`, :mod:`~benchgen_sonic.cli`: ROM checks and ``import-roms``;
 * :mod:`~benchgen_sonic.testing`: a test integration on the free Airstriker ROM.
 

@@ -12,15 +12,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from benchgen.agent import AgentNeeds
 from benchgen.errors import did_you_mean
+from benchgen.scoring import PublishedAggregate
 from benchgen.suite import Suite
+from benchgen_sonic import paper
 from benchgen_sonic.levels import LEVELS, Level, end_offsets_digest
 from benchgen_sonic.progress import COMPLETED, LIFE_LOST, SPECIAL_STAGE, TIME_LIMIT
 from benchgen_sonic.protocol import SonicProtocol
 from benchgen_sonic.roms import check_level_files
-from benchgen_sonic.scoring import AggregateReference, SonicScorer, reference_tables
+from benchgen_sonic.scoring import AggregateReference, SonicScorer, paper_tables, published_aggregates
 from benchgen_sonic.vector import EPISODE_FIELDS, SonicVectorEnv
 
 
@@ -94,6 +97,12 @@ class SonicSuite(Suite):
         # screen into an 84x84 frame, or a copy, of the agent's own before the next step reuses it
         return SonicVectorEnv(levels, seed=seed, protocol=self.sonic_protocol, copy_observations=False)
 
+    def screens(self, env):
+        """The workers' 224x320 RGB screens after the last ``reset`` or ``step`` (the protocol's own
+        observations, before the agent wrappers shrink them), copied."""
+        screens = getattr(env, "screens", None)
+        return None if screens is None else np.array(screens, dtype=np.uint8)
+
     def agent_wrappers(self, env: gym.vector.VectorEnv, needs: AgentNeeds) -> gym.vector.VectorEnv:
         """The paper's preprocessing: 7 button combinations (10 for agents that need named
         actions), allow-backtracking reward for learners, 84x84 gray frames stacked 4; see
@@ -103,12 +112,21 @@ class SonicSuite(Suite):
         return agent_wrappers(env, needs)
 
     def scorer(self) -> SonicScorer:
-        """Per-level mean of all episodes, mean over levels (:class:`~benchgen_sonic.scoring.SonicScorer`)."""
-        return SonicScorer()
+        """Per-level mean of all episodes, mean over levels, compared with the paper's tables
+        (:class:`~benchgen_sonic.scoring.SonicScorer`)."""
+        return SonicScorer({table.name: table for table in self.reference_scores()})
 
     def reference_scores(self) -> list[AggregateReference]:
-        """The paper's aggregate test scores (:func:`~benchgen_sonic.scoring.reference_tables`)."""
-        return reference_tables()
+        """The paper's per-level tables with their printed aggregates
+        (:func:`~benchgen_sonic.scoring.paper_tables`), on this suite's levels."""
+        return paper_tables(self.levels)
+
+    def published_aggregates(self) -> list[PublishedAggregate]:
+        """The paper's printed aggregates recomputed from the shipped per-level tables
+        (:func:`~benchgen_sonic.scoring.published_aggregates`); none for a suite built on other
+        levels, which ships no per-level table of the paper."""
+        named = {row.task for row in paper.level_rows()}
+        return published_aggregates() if named <= set(self.levels) else []
 
     def action_semantics(self) -> dict[str, int]:
         """Indices in the action set of agents that need named actions (JERK's 10 combinations);

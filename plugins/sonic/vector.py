@@ -133,11 +133,13 @@ class SonicVectorEnv(SuiteVectorEnv):
         self._seeded = True
         obs, infos = self._vec.reset(seed=seed, options=options)
         self._ends.clear()
+        self.screens = obs  # the full screens, for videos (``SonicSuite.screens``)
         return obs, infos
 
     def step(self, actions):
         """Step every sub-environment; ``actions`` holds one button mask (0..4095) each."""
         obs, rewards, terminated, truncated, infos = self._vec.step(mask_to_buttons(actions))
+        self.screens = obs
         final = infos.get("final_info")
         if final is not None and EPISODE_INFO_KEY in final:
             # gymnasium batches the workers' fact dicts into one dict of arrays plus a mask

@@ -66,7 +66,7 @@ def test_the_plugin_gives_data_only_to_its_own_suite():
     assert registry.reference_scores(other) == {}
     suite = registry.suite("sonic")
     assert isinstance(registry.scorer(suite), SonicScorer)
-    assert set(registry.reference_scores(suite)) == set(PAPER)
+    assert set(PAPER) <= set(registry.reference_scores(suite))  # Table 1's names, with the per-level tables
 
 
 def test_suite_declares_the_protocol():
