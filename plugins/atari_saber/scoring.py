@@ -42,17 +42,22 @@ def reference_tables() -> list[ReferenceScores]:
             name="world_record",
             scores={g.game: g.world_record for g in games if g.world_record is not None},
             description="TwinGalaxies world records, July 2019 (SABER eq. 1)",
+            source="SABER (Toromanoff et al. 2019), Table 5",
         ),
         ReferenceScores(
             name="human",
             scores={g.game: g.human_beginner for g in games if g.human_beginner is not None},
             description="human beginner scores (Mnih et al. 2015)",
+            source="Mnih et al. 2015, as listed in SABER (Toromanoff et al. 2019), Table 5",
         ),
         ReferenceScores(
             name="rainbow_iqn_saber",
             scores=dict(iqn[RAINBOW_IQN_DEFAULT_CHECKPOINT]),
             description="SABER Rainbow-IQN, SABER protocol, 200M frames (Table 6; eq. 2 as reference)",
             by_checkpoint={label: dict(scores) for label, scores in iqn.items()},
+            source="SABER (Toromanoff et al. 2019), Table 6",
+            spread=dict(tables.rainbow_iqn_saber_std()[RAINBOW_IQN_DEFAULT_CHECKPOINT]),
+            protocol={"protocol": "saber"},
         ),
     ]
 

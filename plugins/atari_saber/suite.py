@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError, did_you_mean
-from benchgen.scoring import ReferenceScores
+from benchgen.scoring import PublishedAggregate, ReferenceScores
 from benchgen.suite import EvaluationSchedule, Suite
 from benchgen_atari_saber import env as saber_env
-from benchgen_atari_saber import flavors, protocols, tables
+from benchgen_atari_saber import flavors, protocols, published, tables
 from benchgen_atari_saber.scoring import AtariScorer, reference_tables
 
 #: ALE's full action set (``ale_py.Action``), the suite's agent-visible action space
@@ -234,8 +234,14 @@ class AtariSaberSuite(Suite):
 
     def reference_scores(self) -> list[ReferenceScores]:
         """World records, human beginners and SABER's Rainbow-IQN by checkpoint
-        (:func:`~benchgen_atari_saber.scoring.reference_tables`)."""
-        return reference_tables()
+        (:func:`~benchgen_atari_saber.scoring.reference_tables`), and the papers' other tables
+        (:func:`~benchgen_atari_saber.published.paper_reference_tables`: SABER Tables 4, 7-9,
+        ALE 2013 Tables 1 and 4-5, Machado et al. 2018 Table 1)."""
+        return [*reference_tables(), *published.paper_reference_tables()]
+
+    def published_aggregates(self) -> list[PublishedAggregate]:
+        """SABER Tables 2-3 and its text, ALE 2013's counts, recomputed from the shipped tables."""
+        return published.published_aggregates()
 
     def action_semantics(self) -> dict[str, int]:
         """Indices in the full 18-action set. The joystick's single button (FIRE) is the jump in

@@ -114,3 +114,157 @@ def machado2018_table1() -> tuple[StickyResult, ...]:
             )
             for row in csv.DictReader(handle)
         )
+
+
+# --- The papers' other tables, as printed (read by ``published.py``) --------------------------------
+#
+# * ``saber_table7_200m.csv``: SABER Table 7, Rainbow and Rainbow-IQN at 200M frames, scores at 5
+#   minutes, at 30 minutes and uncapped (SABER); ``*_std`` columns: Rainbow's standard deviation over
+#   5 seeds, printed for 14 games (the paper prints none for Rainbow-IQN there).
+# * ``saber_table8_rainbow_iqn_5min.csv`` / ``saber_table9_rainbow_iqn_30min.csv``: SABER Tables 8
+#   and 9, Rainbow-IQN at 10M-200M frames, scores at 5 and at 30 minutes; ``frames_<N>_std``: the
+#   standard deviation over 5 seeds (14 games).
+# * ``rainbow_iqn_saber_training_std.csv``: the standard deviations SABER Table 6 prints beside
+#   ``rainbow_iqn_saber_training.csv``'s scores (14 games; none where the score is infinite).
+# * ``saber_table4_apex.csv``: SABER Table 4, Rainbow-IQN Ape-X with 10 actors and with one
+#   synchronized actor (3 games).
+# * ``saber_printed_aggregates.csv``: the aggregates SABER prints (Tables 2 and 3, sections 2.3, 5.1
+#   and 6): ``value`` as printed (percentages for ``*_percent``), ``precision`` its last digit.
+# * ``ale2013_table{1,2,4,5}_*.csv``: Bellemare et al. 2013, Tables 1 and 2 (selected games, rounded
+#   to integers; Table 1 alone has the human column) and Tables 4 and 5 (every game, one decimal).
+# * ``ale2013_table3_paired_tests.csv``: Bellemare et al. 2013, Table 3, games on which ``first``
+#   is significantly better / worse than ``second`` (Welch's t-test, 99%).
+# * ``ale2013_printed_aggregates.csv``: the aggregates Bellemare et al. 2013 print (the "Times Best"
+#   rows of Tables 4 and 5, counts in sections 3.1.3 and 3.2.3, a normalized score in 4.1.3).
+#
+# Games are ale-py ROM ids; "inf" is infinite gameplay; an empty cell is a number the paper does
+# not print.
+
+SABER_TABLE7_CSV = DATA / "saber_table7_200m.csv"
+SABER_CAPPED_CSV = {
+    "score_5min": DATA / "saber_table8_rainbow_iqn_5min.csv",
+    "score_30min": DATA / "saber_table9_rainbow_iqn_30min.csv",
+}
+RAINBOW_IQN_STD_CSV = DATA / "rainbow_iqn_saber_training_std.csv"
+SABER_TABLE4_CSV = DATA / "saber_table4_apex.csv"
+SABER_AGGREGATES_CSV = DATA / "saber_printed_aggregates.csv"
+ALE2013_TABLE_CSV = {
+    1: DATA / "ale2013_table1_selected.csv",
+    2: DATA / "ale2013_table2_selected.csv",
+    4: DATA / "ale2013_table4_learning.csv",
+    5: DATA / "ale2013_table5_search.csv",
+}
+ALE2013_PAIRED_TESTS_CSV = DATA / "ale2013_table3_paired_tests.csv"
+ALE2013_AGGREGATES_CSV = DATA / "ale2013_printed_aggregates.csv"
+
+
+def _columns(path: Path) -> dict[str, dict[str, float]]:
+    """A per-game CSV as column -> game -> number, in the file's orders; empty cells are left out."""
+    with path.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns = [c for c in (reader.fieldnames or []) if c != "game"]
+        table: dict[str, dict[str, float]] = {c: {} for c in columns}
+        for row in reader:
+            game = row["game"].strip()
+            for column in columns:
+                text = (row[column] or "").strip()
+                if not text:
+                    continue
+                value = float(text)  # "inf": infinite gameplay
+                if math.isnan(value) or value == -math.inf:
+                    raise ValueError(f"{path}: {column} of {game} is {text}, not a score")
+                table[column][game] = value
+    return table
+
+
+@cache
+def saber_table7() -> dict[str, dict[str, float]]:
+    """SABER Table 7: column (``rainbow_5min``, ``rainbow_5min_std``, ..., ``rainbow_iqn_saber``) -> game -> value."""
+    return _columns(SABER_TABLE7_CSV)
+
+
+@cache
+def rainbow_iqn_saber_capped(view: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """SABER Table 8 (``view="score_5min"``) or Table 9 (``"score_30min"``): (scores, standard
+    deviations), each checkpoint label ('10M' ... '200M') -> game -> value."""
+    columns = _columns(SABER_CAPPED_CSV[view])
+    scores = {c.removeprefix("frames_"): v for c, v in columns.items() if not c.endswith("_std")}
+    std = {c.removeprefix("frames_").removesuffix("_std"): v for c, v in columns.items() if c.endswith("_std")}
+    return scores, std
+
+
+@cache
+def rainbow_iqn_saber_std() -> dict[str, dict[str, float]]:
+    """SABER Table 6's standard deviations: checkpoint label -> game -> std (the 14 five-seed games)."""
+    return {c.removeprefix("frames_").removesuffix("_std"): v for c, v in _columns(RAINBOW_IQN_STD_CSV).items()}
+
+
+@cache
+def saber_table4() -> dict[str, dict[str, float]]:
+    """SABER Table 4: ``ten_actors`` / ``single_actor`` -> game -> raw score."""
+    return _columns(SABER_TABLE4_CSV)
+
+
+@dataclass(frozen=True)
+class PrintedAggregate:
+    """One aggregate number a paper prints (a row of ``*_printed_aggregates.csv``)."""
+
+    source: str
+    """table or section of the paper (``Table 3``, ``section 2.3``)"""
+    subject: str
+    """whose scores: an agent, a table column, ``world_record``"""
+    quantity: str
+    """``median_percent``, ``mean_percent``, ``superhuman_count``, ``times_best``, ..."""
+    value: float
+    """as printed"""
+    precision: float
+    """the printed number's last digit (0.01 for 2.61)"""
+    view: str = ""
+    frames: str = ""
+    baseline: str = ""
+    task: str = ""
+
+
+def _printed(path: Path) -> tuple[PrintedAggregate, ...]:
+    with path.open(newline="") as handle:
+        return tuple(
+            PrintedAggregate(
+                source=row["source"],
+                subject=row["subject"],
+                quantity=row["quantity"],
+                value=float(row["value"]),
+                precision=float(row["precision"]),
+                view=row.get("view") or "",
+                frames=row.get("frames") or "",
+                baseline=row.get("baseline") or "",
+                task=row.get("task") or "",
+            )
+            for row in csv.DictReader(handle)
+        )
+
+
+@cache
+def saber_printed_aggregates() -> tuple[PrintedAggregate, ...]:
+    """The aggregates SABER prints (Tables 2-3, sections 2.3, 5.1, 6)."""
+    return _printed(SABER_AGGREGATES_CSV)
+
+
+@cache
+def ale2013_table(number: int) -> dict[str, dict[str, float]]:
+    """Bellemare et al. 2013, Table 1, 2, 4 or 5: column -> game -> score (the paper's row order)."""
+    return _columns(ALE2013_TABLE_CSV[number])
+
+
+@cache
+def ale2013_paired_tests() -> dict[tuple[str, str], tuple[int, int]]:
+    """Bellemare et al. 2013, Table 3: (first, second) -> (games first is better, games it is worse)."""
+    with ALE2013_PAIRED_TESTS_CSV.open(newline="") as handle:
+        return {
+            (row["first"], row["second"]): (int(row["better"]), int(row["worse"])) for row in csv.DictReader(handle)
+        }
+
+
+@cache
+def ale2013_printed_aggregates() -> tuple[PrintedAggregate, ...]:
+    """The aggregates Bellemare et al. 2013 print (Tables 4-5 "Times Best", sections 3.1.3, 3.2.3, 4.1.3)."""
+    return _printed(ALE2013_AGGREGATES_CSV)

@@ -94,11 +94,13 @@ def test_another_plugin_adds_splits_and_reference_tables_to_a_suite_through_hook
     registry = build_registry([benchgen_atari_saber, addon], include_agents=False)
     suite = registry.suite("atari_saber")
     splits = registry.splits(suite)
-    assert set(splits) == {"all", "wr58", "ale_train5", "saber_tuning5", "saber_seeds14", "pong_to_breakout"}
+    own = {"all", "wr58", "ale_train5", "saber_tuning5", "saber_seeds14", "machado_flavors"}
+    assert set(splits) == own | {"pong_to_breakout"}
     assert splits["pong_to_breakout"].test == ("breakout",)
     assert registry.split(suite, "pong_to_breakout") == splits["pong_to_breakout"]
     tables = registry.reference_scores(suite)
-    assert set(tables) == {"world_record", "human", "rainbow_iqn_saber", "our_agent"} and tables["our_agent"] is ours
+    assert {"world_record", "human", "rainbow_iqn_saber", "our_agent"} <= set(tables)
+    assert tables["our_agent"] is ours
     assert isinstance(registry.scorer(suite), AtariScorer)  # the suite's own
 
 
