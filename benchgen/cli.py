@@ -214,7 +214,7 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
 #: field's default and docstring (which are the help text)
 COMPARE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "baseline": ("--baseline", {}),
-    "normalization": ("--normalization", {"choices": ["reference", "baseline-set", "inter-algorithm"]}),
+    "normalization": ("--normalization", {"choices": ["reference", "random", "baseline-set", "inter-algorithm"]}),
     "baseline_set": ("--baseline-set", {"type": _csv_list}),
     "references": ("--reference", {"action": "append", "metavar": "NAME=CSV"}),
     "show_references": ("--no-references", {"action": "store_false"}),

@@ -18,12 +18,20 @@ suites run the same class in their own tests). The checks are also plain functio
 
 What is checked is listed in :data:`benchgen.testing.checks.CHECKS` (and in the plugin author
 guide, generated from it).
+
+Agent plugins have their own kit, :class:`AgentConformance` (in
+:mod:`benchgen.testing.agent_conformance`): it runs an agent through benchgen's run engine on
+scripted suites shipped here (:mod:`benchgen.testing.agent_suites`) and checks its budget,
+recording, resuming, save/load, seeding and refusals; the checks are
+:data:`benchgen.testing.agent_checks.AGENT_CHECKS`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from benchgen.testing.agent_checks import AGENT_CHECKS, AgentKit, KitOptions, kit_registry
+from benchgen.testing.agent_suites import KIT_SUITES
 from benchgen.testing.checks import (
     CHECKS,
     ConformanceError,
@@ -43,11 +51,17 @@ from benchgen.testing.checks import (
 )
 
 __all__ = [
+    "AGENT_CHECKS",
+    "AgentConformance",
+    "AgentKit",
     "CHECKS",
     "ConformanceError",
+    "KIT_SUITES",
+    "KitOptions",
     "SingleTaskEnv",
     "SuiteConformance",
     "build_registry",
+    "kit_registry",
     "check_bad_names",
     "check_episode_ends",
     "check_gymnasium_env_checker",
@@ -69,4 +83,8 @@ def __getattr__(name: str) -> Any:
         from benchgen.testing.conformance import SuiteConformance
 
         return SuiteConformance
+    if name == "AgentConformance":
+        from benchgen.testing.agent_conformance import AgentConformance
+
+        return AgentConformance
     raise AttributeError(f"module 'benchgen.testing' has no attribute '{name}'")

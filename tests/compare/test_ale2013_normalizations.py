@@ -46,3 +46,21 @@ def test_baseline_set_normalization_uses_the_range_of_the_named_tables(two_agent
         build_comparison([two_agents], normalization="baseline-set", baseline_set=("random", "const_best"))
     with pytest.raises(UsageError, match="two tables at least"):
         build_comparison([two_agents], normalization="baseline-set", baseline_set=("random",))
+
+
+def test_random_normalization_divides_by_the_random_scores_magnitude(tmp_path):
+    """Section 4.1.1: r_min = 0 and r_max = |random|; the toy suite's random scores are 0, an empty
+    range on every task, so nothing can be normalized, which is said in one line."""
+    make_run(tmp_path / "a", "agent_a", A)
+    with pytest.raises(UsageError, match="no task can be normalized"):
+        build_comparison([tmp_path], reps=20, curve_points=2, normalization="random")
+
+
+def test_random_normalization_on_atari_is_the_score_over_the_random_scores_magnitude(tmp_path):
+    from benchgen_atari_saber.tables import games
+
+    random = {g.game: g.random for g in games()}
+    make_run(tmp_path / "a", "agent_a", {0: {"pong": [-10.0], "breakout": [30.0]}}, suite="atari_saber")
+    result = build_comparison([tmp_path], reps=20, curve_points=2, normalization="random")
+    assert _normalized(result, "pong", "agent_a") == pytest.approx(-10.0 / abs(random["pong"]))
+    assert _normalized(result, "breakout", "agent_a") == pytest.approx(30.0 / abs(random["breakout"]))

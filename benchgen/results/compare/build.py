@@ -99,7 +99,10 @@ def build_comparison(
     norm = Normalizer(scorer, base_name)
     if normalization not in NORMALIZATIONS:
         raise UsageError(f"--normalization {normalization}: choose one of {', '.join(NORMALIZATIONS)}")
-    if normalization == "baseline-set":
+    if normalization == "random":  # Bellemare et al. 2013, 4.1.1: r_min = 0, r_max = |random score|
+        ranges = {t: (0.0, abs(r)) for t, r in scorer.random_scores.items()}
+        norm = RangeNormalizer(ranges, "random score (0 to |random|)")
+    elif normalization == "baseline-set":
         norm = _baseline_set(scorer, {**plugin_tables, **user_tables}, list(baseline_set))
     elif baseline_set:
         raise UsageError("--baseline-set is for --normalization baseline-set; add that, or leave the set out")
@@ -239,7 +242,10 @@ def build_comparison(
                 f"reference {name} is shown at its checkpoint '{r['checkpoint']}', not at the runs' {amount:,} {unit}"
             )
     result["videos"] = _videos(runs, tasks)
+    finals = _final_scores(scorer, rows, labels, tasks)
     result["per_task"] = _per_task(raw, normalized, tasks, agg_tasks, views, labels, result["references"], ci)
+    if finals:
+        result["per_task"]["final_score"] = finals
 
     pairs = pairs if pairs is not None else list(itertools.combinations(labels, 2))
     for a, b in pairs:
@@ -291,6 +297,29 @@ def build_comparison(
     return result
 
 
+def _final_scores(scorer, rows, labels, tasks) -> dict[str, dict[str, dict]]:
+    """task -> label -> the suite's second per-task score (``Scorer.final_score``, e.g. Nichol et
+    al.'s Final Score) over the label's seeds; empty when the suite has none."""
+    if scorer.final_score([0.0]) is None:
+        return {}
+    out: dict[str, dict[str, dict]] = {}
+    for task in tasks:
+        for lab in labels:
+            values = [
+                scorer.final_score(r.series[(task, s)][1]["score"].tolist())
+                for r, s in rows[lab]
+                if (task, s) in r.series
+            ]
+            values = [v for v in values if not math.isnan(v)]
+            if values:
+                out.setdefault(task, {})[lab] = {
+                    "mean": float(np.mean(values)),
+                    "std": float(np.std(values, ddof=1)) if len(values) > 1 else math.nan,
+                    "n": len(values),
+                }
+    return out
+
+
 def _videos(runs, tasks) -> dict[str, dict[str, str]]:
     """label -> task -> the first video (``benchgen video``) of that agent playing that task."""
     out: dict[str, dict[str, str]] = {}
@@ -310,7 +339,7 @@ def _videos(runs, tasks) -> dict[str, dict[str, str]]:
 
 
 #: ``--normalization`` choices (see ``CompareOptions.normalization``)
-NORMALIZATIONS = ("reference", "baseline-set", "inter-algorithm")
+NORMALIZATIONS = ("reference", "random", "baseline-set", "inter-algorithm")
 
 
 def _baseline_set(scorer, tables: dict, names: list[str]) -> RangeNormalizer:

@@ -167,6 +167,9 @@ def to_html(result: dict, images: list[Path] = ()) -> str:
         head, rows = render.per_task_rows(result, view)
         body.append(f"<h3>Raw scores, view {_e(result['view_labels'].get(view, view))} (mean ± std over seeds)</h3>")
         body.append(_table(f"per-task-{view}", head, rows))
+    if result["per_task"].get("final_score"):
+        head, rows = render.per_task_rows(result, "final_score")
+        body.append(f"<h3>{_e(render.FINAL_SCORE_TITLE)}</h3>" + _table("per-task-final-score", head, rows))
     for path in by_name.values():
         body.append(_image(path))
     if result["notes"]:

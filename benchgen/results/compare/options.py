@@ -18,7 +18,7 @@ class CompareOptions:
     default baseline, raw if it has none."""
     normalization: str = "reference"
     """How scores are normalized: ``reference`` (``(a - r) / |w - r|`` against ``baseline``: SABER
-    eq. 1/2), ``baseline-set`` (Bellemare et al. 2013, 4.1.2: the per-task range of the tables in
+    eq. 1/2), ``random`` (Bellemare et al. 2013, 4.1.1: ``a / |r|``), ``baseline-set`` (Bellemare et al. 2013, 4.1.2: the per-task range of the tables in
     ``baseline_set``) or ``inter-algorithm`` (4.1.3: the range of the agents compared)."""
     baseline_set: tuple[str, ...] = ()
     """The tables whose per-task range ``baseline-set`` normalization uses: reference table names

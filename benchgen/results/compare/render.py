@@ -138,8 +138,13 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     return out + [""]
 
 
+#: the heading of the per-task table of a suite's second score (Nichol et al. 2018's "Final Score")
+FINAL_SCORE_TITLE = "Final score (the suite's second per-task score, mean ± std over seeds)"
+
+
 def per_task_rows(result: dict, view: str) -> tuple[list[str], list[list[str]]]:
-    table = result["per_task"]["views"][view]
+    """Rows of a per-task table: a view's raw scores, or ``final_score`` (``Scorer.final_score``)."""
+    table = result["per_task"]["final_score"] if view == "final_score" else result["per_task"]["views"][view]
     cols = list(dict.fromkeys(k for cells in table.values() for k in cells))
     rows = []
     for task, cells in table.items():
@@ -232,6 +237,9 @@ def to_markdown(result: dict, images: list[str] = ()) -> str:
         out += [f"### Raw scores, view {result['view_labels'].get(view, view)} (mean ± std over seeds)", ""] + _table(
             head, rows
         )
+    if result["per_task"].get("final_score"):
+        head, rows = per_task_rows(result, "final_score")
+        out += [f"### {FINAL_SCORE_TITLE}", ""] + _table(head, rows)
     if result["notes"]:
         out += ["## Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
     if images:

@@ -1,0 +1,613 @@
+"""The agent conformance checks, as plain functions (no pytest needed).
+
+An agent is run the way ``benchgen run`` and ``benchgen resume`` run it (``resolve``, the
+preflight, ``create_run``, the executor; the refusal check calls the CLI itself) on the kit's
+scripted suites (:mod:`benchgen.testing.agent_suites`), whose environments log every step they
+take, every action they get and every episode they end. The checks compare that log with what
+the run recorded. Each ``check_*`` raises :class:`~benchgen.testing.checks.ConformanceError`
+naming the agent, what is wrong and how to fix it. :class:`AgentKit` runs them for one agent;
+:class:`AgentConformance <benchgen.testing.agent_conformance.AgentConformance>` is the same as
+pytest tests; :data:`AGENT_CHECKS` lists them for the plugin author guide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchgen.agent import TrainingContext
+from benchgen.registry import Registry
+from benchgen.remote import EpisodeTracker
+from benchgen.testing import agent_suites
+from benchgen.testing.agent_suites import KIT_SPLIT, LOG_ENV, STOP_ENV
+from benchgen.testing.checks import ConformanceError, build_registry, use_registry
+
+#: what every check guarantees, in the order the guide lists them: (test name, what it checks)
+AGENT_CHECKS: tuple[tuple[str, str], ...] = (
+    (
+        "test_runs_where_it_declares_and_refuses_elsewhere",
+        "on every kit suite in `runs_on` the run finishes with every unit done; `benchgen run` on any "
+        "other kit suite exits 2 with one line `benchgen: error: ...`, no traceback, and writes nothing "
+        "(raise `UsageError` from the factory or `AgentSpec.check_suite`, or declare `AgentNeeds`).",
+    ),
+    (
+        "test_respects_its_budget",
+        "each unit's environments, by their own count, stepped at least the unit's budget (a learning "
+        "unit) and never more than one vector step past it; the unit's frame counter equals that count "
+        "(every step went through the environment `learn` was given).",
+    ),
+    (
+        "test_records_through_the_suite",
+        "the recorded episodes are exactly the episodes the suite's environments ended (task, "
+        "sub-environment, score, length, end reason), none missing and none added.",
+    ),
+    (
+        "test_reproducible_with_a_seed",
+        "two runs with the same seed record identical episodes and take identical actions; a stochastic "
+        "agent (`stochastic = True`) takes other actions under another seed.",
+    ),
+    (
+        "test_resumes_identically",
+        "a run stopped by SIGINT halfway saves a checkpoint and exits resumable; two copies of it, each "
+        "resumed, record identical episodes and take identical actions, and the resumed run still "
+        "respects its budget and records through the suite.",
+    ),
+    (
+        "test_save_load_round_trip",
+        "after `learn`, `save` then `load` into a freshly built agent gives the same greedy actions on "
+        "the same observations (global random generators seeded alike before each); actions are one "
+        "valid index per observation.",
+    ),
+)
+
+#: the store's columns that describe an episode (not when or where it was written)
+EPISODE_COLUMNS = (
+    "unit_id",
+    "phase",
+    "task",
+    "seed",
+    "episode",
+    "env_index",
+    "frames_total",
+    "length_frames",
+    "score",
+    "end_reason",
+    "extras",
+    "events",
+)
+
+
+def _fail(agent: str, message: str) -> ConformanceError:
+    return ConformanceError(f"agent '{agent}': {message}")
+
+
+# -- what a run left behind --------------------------------------------------------------------
+@dataclass
+class EnvLog:
+    """What one environment of a kit suite did, from its own log."""
+
+    env_id: str
+    """The environment's id (its process and serial number)."""
+    tasks: list[str]
+    """The task of each sub-environment."""
+    mode: str
+    """``"train"`` or ``"eval"``, as ``make_env`` was asked."""
+    seed: int
+    """The seed ``make_env`` was given."""
+    frames: int = 0
+    """Emulator frames stepped, all sub-environments together."""
+    actions: list[list[int]] = field(default_factory=list)
+    """The actions of every step."""
+    ends: list[tuple] = field(default_factory=list)
+    """``(env_index, task, score, length_frames, end_reason)`` of every episode it ended."""
+
+
+def read_env_log(path: Path) -> list[EnvLog]:
+    """The environments of a kit log file (:data:`~benchgen.testing.agent_suites.LOG_ENV`), in
+    the order they were made."""
+    envs: dict[str, EnvLog] = {}
+    if not path.is_file():
+        return []
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a killed process
+        if "make" in record:
+            made = record["make"]
+            envs[record["env"]] = EnvLog(record["env"], list(made["tasks"]), made["mode"], int(made["seed"]))
+        elif record.get("env") in envs:
+            env = envs[record["env"]]
+            env.frames += int(record["frames"])
+            env.actions.append(record["actions"])
+            env.ends += [tuple(end) for end in record["ends"]]
+    return list(envs.values())
+
+
+@dataclass
+class KitRun:
+    """One run of the agent on a kit suite: what the run directory holds and what the suite's
+    environments logged."""
+
+    path: Path
+    """The run directory."""
+    units: list
+    """The run's units as stored after the run (``benchgen.results.store.Unit``)."""
+    episodes: list[dict[str, Any]]
+    """The recorded episodes in recording order (:data:`EPISODE_COLUMNS` only)."""
+    envs: list[EnvLog]
+    """Every environment made for the run, in the order they were made."""
+    stopped: bool = False
+    """The run ended on a stop request (exit 130 on the command line), not at its budget."""
+
+    def stepped(self) -> list[EnvLog]:
+        return [env for env in self.envs if env.frames]
+
+
+def _collect(path: Path, log: Path, stopped: bool, earlier: Sequence[EnvLog] = ()) -> KitRun:
+    from benchgen.results.rundir import RunDir
+
+    store = RunDir(path).store(readonly=True)
+    try:
+        units = store.units()
+        episodes = [{k: ep[k] for k in EPISODE_COLUMNS} for ep in store.episodes()]
+    finally:
+        store.close()
+    return KitRun(path, units, episodes, [*earlier, *read_env_log(log)], stopped)
+
+
+@contextlib.contextmanager
+def _instrumented(log: Path | None, stop_at_frames: int | None = None) -> Iterator[None]:
+    """A run in this process as in a fresh ``benchgen`` process: the kit suites' log and stop
+    request set up, SIGINT/SIGTERM turned into clean stops as ``benchgen run`` does, the global
+    random generators (Python's, numpy's, torch's) seeded from the OS's entropy; everything put
+    back afterwards (signal handlers, stop flag, generators, torch's thread count)."""
+    from benchgen.run.signals import STOP, install_stop_handler
+
+    saved_env = {k: os.environ.get(k) for k in (LOG_ENV, STOP_ENV)}
+    saved_handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    saved_rngs = (random.getstate(), np.random.get_state(), torch.get_rng_state() if torch is not None else None)
+    # the global generators as a fresh `benchgen` process has them: seeded from the OS's entropy
+    random.seed()
+    np.random.seed()
+    if torch is not None:
+        torch.seed()
+    os.environ.pop(LOG_ENV, None)
+    os.environ.pop(STOP_ENV, None)
+    if log is not None:
+        os.environ[LOG_ENV] = str(log)
+    if stop_at_frames is not None:
+        os.environ[STOP_ENV] = f"{os.getpid()}:{stop_at_frames}"
+    STOP.requested = False
+    install_stop_handler()
+    try:
+        yield
+    finally:
+        STOP.requested = False
+        for sig, handler in saved_handlers.items():
+            with contextlib.suppress(ValueError, TypeError):  # not the main thread
+                signal.signal(sig, handler)
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        random.setstate(saved_rngs[0])
+        np.random.set_state(saved_rngs[1])
+        if torch is not None:
+            torch.set_rng_state(saved_rngs[2])
+            torch.set_num_threads(threads)
+
+
+@contextlib.contextmanager
+def _fixed_global_rngs(seed: int) -> Iterator[None]:
+    """Python's, numpy's and (if loaded) torch's global generators seeded with ``seed`` for the
+    block, then put back as they were."""
+    torch = sys.modules.get("torch")
+    saved = (random.getstate(), np.random.get_state(), torch.get_rng_state() if torch is not None else None)
+    random.seed(seed)
+    np.random.seed(seed)
+    if torch is not None:
+        torch.manual_seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(saved[0])
+        np.random.set_state(saved[1])
+        if torch is not None:
+            torch.set_rng_state(saved[2])
+
+
+# -- running the agent -------------------------------------------------------------------------
+def kit_registry(plugins: Any = None) -> Registry:
+    """A registry with the agent plugin(s) under test, the first-party agents and the kit suites.
+    ``plugins`` as for :func:`~benchgen.testing.checks.build_registry`; None: the installed plugins."""
+    if plugins is None:
+        return Registry(plugins=[(agent_suites.__name__, agent_suites)])
+    listed = list(plugins) if isinstance(plugins, (list, tuple)) else [plugins]
+    return build_registry([*listed, agent_suites])
+
+
+@dataclass
+class KitOptions:
+    """How the kit runs an agent (:class:`AgentConformance
+    <benchgen.testing.agent_conformance.AgentConformance>` fills it from its class attributes)."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Settings for every run, as ``--set KEY=VALUE`` (agent settings, or run settings)."""
+    suite_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per kit suite, settings over ``settings``."""
+    budget_steps: int = 301
+    """Each unit's budget in agent steps (transitions over all sub-environments)."""
+    num_envs: int = 2
+    """Sub-environments per unit."""
+    seed: int = 0
+    """The seed of every run (the reproducibility check also uses ``seed + 1``)."""
+
+
+class AgentKit:
+    """Runs the checks for one agent; keeps each suite's first run for the checks that read it."""
+
+    def __init__(self, registry: Registry, agent: str, workdir: Path, options: KitOptions | None = None):
+        self.registry, self.agent, self.workdir = registry, agent, Path(workdir)
+        self.options = options or KitOptions()
+        self.spec = registry.agent(agent)
+        self._runs: dict[tuple[str, int], KitRun] = {}
+
+    def settings(self, suite: str) -> dict[str, Any]:
+        return {**self.options.settings, **self.options.suite_settings.get(suite, {})}
+
+    def run_config(self, suite_name: str, seed: int):
+        """The run config and agent settings of a kit run (as ``benchgen run`` builds them)."""
+        from benchgen.config import RunConfig, build_dataclass, split_overrides
+
+        suite = self.registry.suite(suite_name)
+        budget = suite.from_timesteps(self.options.budget_steps)
+        run_over, agent_over = split_overrides(
+            self.settings(suite_name), self.spec.config_class, "the kit's settings", f"benchgen settings {self.agent}"
+        )
+        values: dict[str, Any] = {
+            "suite": suite_name,
+            "agent": self.agent,
+            "seeds": [seed],
+            "budget": budget,
+            "num_envs": self.options.num_envs,
+            "checkpoint_every": max(1, budget // 4),
+            "progress": False,
+        }
+        if self.spec.joint:  # joint training, zero-shot units and fine-tuning, all short
+            values |= {"split": KIT_SPLIT, "zeroshot_episodes": 2, "zeroshot_frames": max(1, budget // 4)}
+            values |= {"finetune": True, "finetune_budget": max(1, budget // 2)}
+        else:
+            values["tasks"] = suite.tasks()[:1]
+        return build_dataclass(RunConfig, {**values, **run_over}, "the kit's run config"), agent_over
+
+    def run(self, suite: str, name: str, seed: int | None = None, stop_at_frames: int | None = None) -> KitRun:
+        """Run the agent on ``suite`` into ``workdir/name`` as ``benchgen run`` does."""
+        from benchgen.run.execute import preflight, run_units
+        from benchgen.run.plan import create_run, resolve
+        from benchgen.run.signals import StopRequested
+
+        seed = self.options.seed if seed is None else seed
+        out, log = self.workdir / name, self.workdir / f"{name}.envlog"
+        run, agent_over = self.run_config(suite, seed)
+        stopped = False
+        with use_registry(self.registry), _instrumented(log, stop_at_frames):
+            resolved = resolve(self.registry, run, agent_over)
+            preflight(resolved)
+            rundir = create_run(self.registry, resolved, out)
+            try:
+                run_units(rundir, resolved, None)
+            except StopRequested:
+                stopped = True
+        return _collect(out, log, stopped)
+
+    def resume(self, path: Path, earlier: Sequence[EnvLog] = ()) -> KitRun:
+        """Resume the run in ``path`` as ``benchgen resume`` does; ``earlier``: the environments of
+        its runs so far, for the result's :attr:`KitRun.envs`."""
+        from benchgen.results.rundir import RunDir
+        from benchgen.run.execute import preflight, run_units
+        from benchgen.run.plan import resolve_from_meta
+        from benchgen.run.signals import StopRequested
+
+        log = path.with_name(f"{path.name}.envlog")
+        stopped = False
+        with use_registry(self.registry), _instrumented(log):
+            rundir = RunDir(path)
+            resolved = resolve_from_meta(self.registry, rundir.meta())
+            preflight(resolved)
+            try:
+                run_units(rundir, resolved, None)
+            except StopRequested:
+                stopped = True
+        return _collect(path, log, stopped, earlier)
+
+    def first_run(self, suite: str, seed: int | None = None) -> KitRun:
+        """The run of ``suite`` with ``seed`` (default: the kit's), made once."""
+        seed = self.options.seed if seed is None else seed
+        if (suite, seed) not in self._runs:
+            self._runs[suite, seed] = self.run(suite, f"{suite}-seed{seed}", seed)
+        return self._runs[suite, seed]
+
+    # -- the checks, one per AGENT_CHECKS entry -----------------------------------------------
+    def check_runs(self, suite: str) -> None:
+        run = self.first_run(suite)
+        unfinished = [f"{u.unit_id} ({u.status})" for u in run.units if u.status != "done"]
+        if run.stopped or unfinished:
+            raise _fail(self.agent, f"the run on {suite} did not finish: units {unfinished}")
+
+    def check_refuses(self, suite: str) -> None:
+        check_refusal(self.registry, self.agent, suite, self.workdir / f"refused-{suite}", self.settings(suite))
+
+    def check_budget(self, suite: str) -> None:
+        check_budget(self.agent, self.registry.suite(suite), self.first_run(suite))
+
+    def check_records(self, suite: str) -> None:
+        check_records(self.agent, self.first_run(suite))
+
+    def check_reproducible(self, suite: str, stochastic: bool = True) -> None:
+        first = self.first_run(suite)
+        again = self.run(suite, f"{suite}-seed{self.options.seed}-again")
+        check_same(self.agent, first, again, f"two runs on {suite} with seed {self.options.seed}")
+        if stochastic:  # half a run is enough to see other actions
+            other = self.run(suite, f"{suite}-seed{self.options.seed + 1}", self.options.seed + 1, self.half(suite))
+            check_seed_matters(self.agent, first, other)
+
+    def half(self, suite: str) -> int:
+        """Half the budget of a unit on ``suite``, in frames: where the kit stops a run."""
+        kit_suite = self.registry.suite(suite)
+        return kit_suite.to_frames(kit_suite.from_timesteps(self.options.budget_steps)) // 2
+
+    def check_resume(self, suite: str) -> None:
+        kit_suite, half = self.registry.suite(suite), self.half(suite)
+        stopped = self.run(suite, f"{suite}-stopped", stop_at_frames=half)
+        if not stopped.stopped:
+            raise _fail(
+                self.agent,
+                f"a SIGINT after {half} frames on {suite} did not stop the run (it ran to its end): "
+                "check ctx.finished after every vector step and return from learn once it is true",
+            )
+        resumed = []
+        for copy in (1, 2):
+            path = self.workdir / f"{suite}-resumed-{copy}"
+            shutil.copytree(stopped.path, path)
+            resumed.append(self.resume(path, stopped.envs))
+        for run in resumed:
+            unfinished = [f"{u.unit_id} ({u.status})" for u in run.units if u.status != "done"]
+            if run.stopped or unfinished:
+                raise _fail(self.agent, f"the resumed run {run.path} did not finish: units {unfinished}")
+        check_same(self.agent, resumed[0], resumed[1], f"two copies of a run stopped on {suite}, each resumed")
+        check_budget(self.agent, kit_suite, resumed[0])
+        check_records(self.agent, resumed[0])
+
+    def check_save_load(self, suite: str) -> None:
+        check_save_load(self, suite)
+
+
+# -- the checks ----------------------------------------------------------------------------------
+def _unit_envs(agent: str, run: KitRun) -> dict[str, list[EnvLog]]:
+    """The stepped environments of each unit: a unit's environments play its tasks in its mode
+    ("train" for a learning unit, "eval" for a zero-shot one)."""
+    out: dict[str, list[EnvLog]] = {u.unit_id: [] for u in run.units}
+    for env in run.stepped():
+        owners = [u for u in run.units if u.learn == (env.mode == "train") and set(u.tasks) == set(env.tasks)]
+        if not owners:
+            raise _fail(
+                agent, f"an environment of tasks {sorted(set(env.tasks))} ({env.mode}) that no unit plays was stepped"
+            )
+        out[owners[0].unit_id].append(env)
+    return out
+
+
+def check_budget(agent: str, suite, run: KitRun) -> None:
+    """See :data:`AGENT_CHECKS`: each unit's budget, by its environments' own count of frames."""
+    for unit in run.units:
+        envs = _unit_envs(agent, run)[unit.unit_id]
+        used = sum(env.frames for env in envs)
+        step = max((len(env.tasks) for env in envs), default=1) * suite.frames_per_step
+        where = f"unit {unit.unit_id} on {suite.name}"
+        if used > unit.budget_frames + step:
+            raise _fail(
+                agent,
+                f"{where} stepped {used} frames of a {unit.budget_frames}-frame budget, more than one vector "
+                f"step ({step} frames) past it: stop stepping as soon as ctx.finished is true",
+            )
+        # a learning unit is finished after budget_frames // frames_per_step agent steps
+        if unit.learn and used < unit.budget_frames // suite.frames_per_step * suite.frames_per_step:
+            raise _fail(
+                agent,
+                f"{where} stepped only {used} of its {unit.budget_frames} frames: learn until ctx.finished, "
+                "not by a step count of the agent's own",
+            )
+        if unit.frames_done != used:
+            raise _fail(
+                agent,
+                f"{where} counted {unit.frames_done} frames but its environments stepped {used}: step only "
+                "the env that learn() was given (never env.unwrapped or an inner layer)",
+            )
+
+
+def check_records(agent: str, run: KitRun) -> None:
+    """See :data:`AGENT_CHECKS`: recorded episodes against the episodes the environments ended."""
+    ended = Counter(end for env in run.envs for end in env.ends)
+    recorded = Counter(
+        (ep["env_index"], ep["task"], float(ep["score"]), ep["length_frames"], ep["end_reason"]) for ep in run.episodes
+    )
+    missing, added = ended - recorded, recorded - ended
+    if added:
+        raise _fail(
+            agent,
+            f"{sum(added.values())} recorded episode(s) that no environment ended, e.g. "
+            f"(env, task, score, frames, reason) = {next(iter(added))}: only the suite records episodes",
+        )
+    if missing:
+        raise _fail(
+            agent,
+            f"{sum(missing.values())} episode(s) ended in the suite's environments but were not recorded, e.g. "
+            f"{next(iter(missing))}: step the env learn() was given, not a layer below it",
+        )
+
+
+def _trace(run: KitRun, with_seeds: bool = True) -> list[tuple]:
+    return [(env.tasks, env.mode, env.seed if with_seeds else None, env.actions) for env in run.stepped()]
+
+
+def _first_difference(a: Sequence, b: Sequence) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def check_same(agent: str, a: KitRun, b: KitRun, what: str) -> None:
+    """``a`` and ``b`` recorded the same episodes and took the same actions."""
+    if a.episodes != b.episodes:
+        i = _first_difference(a.episodes, b.episodes)
+        shown = [run.episodes[i] if i < len(run.episodes) else "no episode" for run in (a, b)]
+        raise _fail(
+            agent,
+            f"{what} differ at recorded episode {i}: {shown[0]} vs {shown[1]}; seed every random stream "
+            "from ctx.seed (and restore it in load), never from the clock or a global generator left unseeded",
+        )
+    ta, tb = _trace(a), _trace(b)
+    if ta != tb:
+        i = _first_difference(ta, tb)
+        j = _first_difference(ta[i][3], tb[i][3]) if i < min(len(ta), len(tb)) else 0
+        raise _fail(agent, f"{what} recorded the same episodes but took different actions (environment {i}, step {j})")
+    for ua, ub in zip(a.units, b.units):
+        if (ua.status, ua.frames_done) != (ub.status, ub.frames_done):
+            raise _fail(
+                agent, f"{what} ended unit {ua.unit_id} differently: {ua.frames_done} vs {ub.frames_done} frames"
+            )
+
+
+def check_seed_matters(agent: str, a: KitRun, b: KitRun) -> None:
+    """A stochastic agent acts differently under another seed: the first environments the two runs
+    stepped got different actions, over the steps both took."""
+    first = [run.stepped()[0].actions if run.stepped() else [] for run in (a, b)]
+    steps = min(map(len, first))
+    if first[0][:steps] == first[1][:steps]:
+        raise _fail(
+            agent,
+            f"runs with different seeds took the same {steps} first actions: draw the agent's randomness "
+            "from ctx.seed (or set `stochastic = False` if the agent is deterministic)",
+        )
+
+
+class _Counter(EpisodeTracker):
+    """Counts frames for the kit's own training context (the runner's recorder does this in a run)."""
+
+    def take(self, ends) -> None:
+        pass
+
+
+class _Context(TrainingContext):
+    """The training context of one ``learn`` call outside a run (the save/load check)."""
+
+    def __init__(self, counter: _Counter, budget_steps: int, seed: int, unit_dir: Path):
+        self.counter, self.budget_steps, self.seed, self.unit_dir = counter, budget_steps, seed, unit_dir
+
+    @property
+    def steps_done(self) -> int:
+        return self.counter.frames_done // self.counter.frames_per_step
+
+    def maybe_checkpoint(self) -> None:
+        pass
+
+    def log_scalar(self, tag: str, value: float) -> None:
+        pass
+
+
+def check_save_load(kit: AgentKit, suite_name: str, batches: int = 6) -> None:
+    """See :data:`AGENT_CHECKS`: ``learn``, ``save``, ``load`` into a fresh agent, same greedy actions."""
+    from benchgen.run.plan import resolve
+    from benchgen.run.unit import build_agent, env_tasks
+
+    agent, seed = kit.agent, kit.options.seed
+    run, agent_over = kit.run_config(suite_name, seed)
+    unit_dir = kit.workdir / f"save-load-{suite_name}"
+    (unit_dir / "checkpoint").mkdir(parents=True)
+    with use_registry(kit.registry), _instrumented(None):
+        r = resolve(kit.registry, run, agent_over)
+        tasks = env_tasks(list(r.tasks), kit.options.num_envs)
+        counter = _Counter(r.suite.make_env(tasks, seed, mode="train"))
+        env = r.suite.agent_wrappers(counter, r.spec.needs)
+        trained = build_agent(r, env)
+        try:
+            trained.learn(env, _Context(counter, kit.options.budget_steps // 2, seed, unit_dir))
+        finally:
+            env.close()
+        probe = r.suite.agent_wrappers(_Counter(r.suite.make_env(tasks, seed + 1, mode="eval")), r.spec.needs)
+        try:
+            n, rng = int(probe.single_action_space.n), np.random.default_rng(seed)
+            obs, _ = probe.reset(seed=seed + 1)
+            observations = []
+            for _ in range(batches):
+                observations.append(np.array(obs))
+                obs, *_ = probe.step(rng.integers(0, n, size=probe.num_envs))
+            trained.save(unit_dir / "checkpoint")
+            fresh = build_agent(r, probe)
+        finally:
+            probe.close()
+        fresh.load(unit_dir / "checkpoint")
+        actions = []
+        for who in (trained, fresh):
+            with _fixed_global_rngs(seed):
+                actions.append([np.asarray(who.act(batch, greedy=True)) for batch in observations])
+    for batch, got in zip(observations, actions[0]):
+        if got.shape != (len(batch),) or not np.issubdtype(got.dtype, np.integer) or ((got < 0) | (got >= n)).any():
+            raise _fail(
+                agent, f"act() returned {got!r} for {len(batch)} observations; expected one action in [0, {n}) each"
+            )
+    for i, (a, b) in enumerate(zip(*actions)):
+        if not np.array_equal(a, b):
+            raise _fail(
+                agent,
+                f"on {suite_name}, the agent loaded from a save acts {b.tolist()} where the saved agent acts "
+                f"{a.tolist()} (batch {i}): save what act() depends on (weights, random state) and restore it in load",
+            )
+
+
+def check_refusal(registry: Registry, agent: str, suite: str, out: Path, settings: Mapping[str, Any]) -> None:
+    """See :data:`AGENT_CHECKS`: ``benchgen run SUITE AGENT`` refused in one line, nothing written."""
+    from benchgen.cli import main
+
+    spec, kit_suite = registry.agent(agent), registry.suite(suite)
+    where = ["--split", KIT_SPLIT] if spec.joint else ["--tasks", kit_suite.tasks()[0]]
+    pairs = [f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in settings.items()]
+    argv = ["run", suite, agent, *where, "--timesteps", "64", "--out", str(out), "--no-progress"]
+    argv += [a for pair in pairs for a in ("--set", pair)]
+    err = io.StringIO()
+    with use_registry(registry), _instrumented(None), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                code = main(argv)
+            except Exception as exc:  # noqa: BLE001 - what the user would see as a traceback
+                raise _fail(
+                    agent,
+                    f"`benchgen run {suite} {agent}` ended in a traceback ({type(exc).__name__}: {exc}); refuse "
+                    "a suite the agent cannot run with benchgen.errors.UsageError (one line)",
+                ) from None
+    lines = [line for line in err.getvalue().splitlines() if line.strip()]
+    if code == 0:
+        raise _fail(agent, f"it ran on {suite}, which `runs_on` does not list: add the suite, or refuse it")
+    if code != 2 or len(lines) != 1 or not lines[0].startswith("benchgen: error: "):
+        raise _fail(
+            agent,
+            f"`benchgen run {suite} {agent}` should exit 2 with one line 'benchgen: error: ...', got exit "
+            f"{code} and {err.getvalue()[-500:]!r}",
+        )
+    if out.exists():
+        raise _fail(agent, f"refusing {suite}, `benchgen run` still wrote {out}: refuse in the factory or check_suite")
