@@ -9,14 +9,13 @@ Const is Perturb with no perturbation.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from benchgen.agent import Agent, AgentEnvironment, AgentNeeds, AgentSpec
+from benchgen.agent import AgentEnvironment, AgentNeeds, AgentSpec
 from benchgen.errors import UsageError
+from benchgen_agents.random_agent import RandomAgent
 
 
 @dataclass
@@ -39,21 +38,21 @@ class PerturbConfig(FixedActionConfig):
     """Probability of a uniformly random action instead at each step (Bellemare et al. 2013: 0.05)."""
 
 
-class FixedActionAgent(Agent):
-    """Holds ``config.action``; with ``random_action_probability`` plays a random action instead."""
+class FixedActionAgent(RandomAgent):
+    """Holds ``config.action``; with ``random_action_probability`` plays a random action instead.
+    The rest (seeding from the unit, the loop, saving the generator) is the random agent's."""
 
     def __init__(self, config: FixedActionConfig, environment: AgentEnvironment):
-        super().__init__(config, environment)
-        n = getattr(self.action_space, "n", None)
+        n = getattr(environment.action_space, "n", None)
         if n is None:
-            raise UsageError(f"the fixed-action agents need a discrete action space, got {self.action_space}")
+            raise UsageError(f"the fixed-action agents need a discrete action space, got {environment.action_space}")
         if not 0 <= config.action < n:
             raise UsageError(
                 f"action {config.action} is not in this action space (0 to {n - 1}); set action=0..{n - 1}"
             )
         if not 0.0 <= config.random_action_probability <= 1.0:
             raise UsageError("random_action_probability must lie in [0, 1]")
-        self.rng = np.random.default_rng(config.seed_offset)
+        super().__init__(config, environment)
 
     def _actions(self, num_envs: int) -> np.ndarray:
         actions = np.full(num_envs, self.config.action, dtype=np.int64)
@@ -62,29 +61,6 @@ class FixedActionAgent(Agent):
             noisy = self.rng.random(num_envs) < p
             actions[noisy] = self.rng.integers(0, self.action_space.n, size=int(noisy.sum()))
         return actions
-
-    def learn(self, env, ctx) -> None:
-        if getattr(self, "_seeded_for", None) is None:
-            self.rng = np.random.default_rng(ctx.seed + self.config.seed_offset)
-            self._seeded_for = ctx.seed
-        env.reset(seed=ctx.reset_seed)
-        while not ctx.finished:
-            env.step(self._actions(env.num_envs))
-            ctx.maybe_checkpoint()
-
-    def act(self, observations, greedy: bool = True) -> np.ndarray:
-        return self._actions(len(observations))
-
-    def save(self, directory: Path) -> None:
-        state = {"bit_generator": self.rng.bit_generator.state, "seeded_for": getattr(self, "_seeded_for", None)}
-        (Path(directory) / "fixed_action_agent.json").write_text(json.dumps(state))
-
-    def load(self, directory: Path) -> None:
-        path = Path(directory) / "fixed_action_agent.json"
-        if path.is_file():
-            state = json.loads(path.read_text())
-            self.rng.bit_generator.state = state["bit_generator"]
-            self._seeded_for = state["seeded_for"]
 
 
 SPECS = [
