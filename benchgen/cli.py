@@ -202,6 +202,11 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, help="directory to create (default ./benchgen-NAME)")
     p.set_defaults(func=cmd_new_plugin)
 
+    p = sub.add_parser("new-agent", help="write a working third-party agent plugin package (agent, config, tests)")
+    p.add_argument("name", help="plugin and agent name (lowercase, e.g. myagent)")
+    p.add_argument("--dir", type=Path, help="directory to create (default ./benchgen-NAME)")
+    p.set_defaults(func=cmd_new_agent)
+
     from benchgen import cli_references
 
     cli_references.add_parsers(sub)
@@ -634,6 +639,20 @@ def cmd_new_plugin(args) -> int:
     return 0
 
 
+def cmd_new_agent(args) -> int:
+    from benchgen.newplugin import create_agent, installed_agents, names
+
+    target, _files = create_agent(args.name, args.dir, taken=installed_agents())
+    n = names(args.name, "agent")
+    print(f"wrote plugin {n['dist']} (module {n['module']}, agent {n['name']}) in {target}")
+    print("next:")
+    print(f"  pip install -e {target}")
+    print(f"  pytest {target / 'tests'}")
+    print(f"  benchgen plugins && benchgen settings {n['name']}")
+    print("then replace the action-value rule by your algorithm (see docs/plugin_authors.md, Agents)")
+    return 0
+
+
 def cmd_report(args) -> int:
     from benchgen.results.report import write_report
     from benchgen.results.rundir import RunDir
@@ -713,7 +732,8 @@ def main(argv: list[str] | None = None) -> int:
         threading.excepthook = _quiet_when_folder_gone
     try:
         registry = None
-        if argv[:1] not in (["plugins"], ["new-plugin"]):  # these work even with a broken plugin installed
+        # these work even with a broken plugin installed
+        if argv[:1] not in (["plugins"], ["new-plugin"], ["new-agent"]):
             from benchgen.registry import get_registry
 
             registry = get_registry()

@@ -1,11 +1,14 @@
-"""``benchgen new-plugin NAME``: write a working plugin package from the template.
+"""``benchgen new-plugin NAME`` and ``benchgen new-agent NAME``: write a working plugin package.
 
-The template (``benchgen/templates/plugin``) is a complete third-party plugin: a pyproject with
+The suite template (``benchgen/templates/plugin``) is a complete third-party plugin: a pyproject with
 the ``benchgen`` entry point, one suite with a scripted environment, one split file, random and
 reference scores with a scorer, and tests (the conformance kit, the installed entry point, a CLI
-run) that pass as generated. Files ending in ``.tmpl`` are filled with :class:`string.Template`
-(``$$name``, ``$$module``, ``$$dist``, ``$$benchgen_version``); a ``__module__`` directory becomes
-the import package.
+run) that pass as generated. The agent template (``benchgen/templates/agent``) is the same for
+an agent: the entry point, an agent with a documented config dataclass, a README, and tests (the
+agent conformance kit, the installed entry point, a CLI run on the kit's suites) that pass as
+generated. Files ending in ``.tmpl`` are filled with :class:`string.Template` (``$$name``,
+``$$module``, ``$$dist``, ``$$benchgen_version``); a ``__module__`` directory becomes the import
+package.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import keyword
 import re
 import string
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -20,15 +24,17 @@ from benchgen import __version__
 from benchgen.errors import UsageError
 
 TEMPLATE_DIR = "templates/plugin"
+AGENT_TEMPLATE_DIR = "templates/agent"
 NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def names(name: str) -> dict[str, str]:
-    """The template's variables for plugin ``name`` (also the suite and entry-point name)."""
+def names(name: str, what: str = "suite") -> dict[str, str]:
+    """The template's variables for plugin ``name`` (also the ``what``'s and the entry point's name:
+    "suite" or "agent")."""
     if not NAME_RE.fullmatch(name) or keyword.iskeyword(name):
         raise UsageError(
             f"plugin name '{name}' must be lowercase letters, digits and '_', starting with a letter "
-            "(it becomes the suite name and part of the import name)"
+            f"(it becomes the {what} name and part of the import name)"
         )
     return {
         "name": name,
@@ -50,13 +56,37 @@ def _files(node, prefix: str = ""):
 
 
 def create_plugin(name: str, directory: Path | None = None) -> tuple[Path, list[Path]]:
-    """Write the package for ``name`` into ``directory`` (default ``./<dist>``); return it and
-    the files written. Refuses a directory that exists and is not empty."""
-    values = names(name)
+    """Write the suite plugin package for ``name`` into ``directory`` (default ``./<dist>``);
+    return it and the files written. Refuses a directory that exists and is not empty."""
+    return _write(TEMPLATE_DIR, names(name), directory)
+
+
+def create_agent(name: str, directory: Path | None = None, taken: Iterable[str] = ()) -> tuple[Path, list[Path]]:
+    """Write the agent plugin package for ``name`` into ``directory`` (default ``./<dist>``); return
+    it and the files written. Refuses a name in ``taken`` (the agents installed here: a second
+    agent of that name would stop benchgen's start-up) and a directory that exists and is not empty."""
+    values = names(name, "agent")
+    if name in set(taken):
+        raise UsageError(f"an agent named '{name}' is already installed (`benchgen list`); pick another name")
+    return _write(AGENT_TEMPLATE_DIR, values, directory)
+
+
+def installed_agents() -> list[str]:
+    """The names of the agents the installed plugins contribute; none if the plugins do not load
+    (``benchgen plugins`` says why)."""
+    from benchgen.registry import Registry
+
+    try:
+        return sorted(Registry().agents)
+    except Exception:  # noqa: BLE001 - a broken plugin must not stop a new package from being written
+        return []
+
+
+def _write(template: str, values: dict[str, str], directory: Path | None) -> tuple[Path, list[Path]]:
     target = Path(directory) if directory is not None else Path(values["dist"])
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UsageError(f"{target} exists and is not empty; pass --dir with a new or empty directory")
-    root = resources.files("benchgen").joinpath(TEMPLATE_DIR)
+    root = resources.files("benchgen").joinpath(template)
     written = []
     for rel, source in _files(root):
         out = target / rel.replace("__module__", values["module"])[: -len(".tmpl")]

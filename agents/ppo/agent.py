@@ -207,6 +207,11 @@ class PPOAgent(Agent):
         if source is None:
             # Seed torch/numpy/random before the weights are drawn; the env keeps the runner's seed.
             set_random_seed(seed)
+        else:
+            # SB3 samples actions from torch's global generator, which a checkpoint does not hold:
+            # seed it from the unit's seed and the checkpoint's update count, so that two resumes
+            # of one checkpoint (in fresh processes) play the same actions
+            set_random_seed(seed * 1_000_003 + updates)
         # A new model for vec: SB3 sizes the rollout buffer by vec's number of sub-environments.
         # Its settings are *this* unit's config (a fine-tuning config); the weights and Adam
         # state come from the loaded (or previous) policy.

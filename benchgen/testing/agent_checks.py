@@ -1,10 +1,10 @@
 """The agent conformance checks, as plain functions (no pytest needed).
 
-An agent is run the way ``benchgen run`` and ``benchgen resume`` run it (``resolve``, the
-preflight, ``create_run``, the executor; the refusal check calls the CLI itself) on the kit's
-scripted suites (:mod:`benchgen.testing.agent_suites`), whose environments log every step they
-take, every action they get and every episode they end. The checks compare that log with what
-the run recorded. Each ``check_*`` raises :class:`~benchgen.testing.checks.ConformanceError`
+An agent is run the way ``benchgen run`` and ``benchgen resume`` run it (:mod:`benchgen.testing.agent_runs`;
+the refusal check calls the CLI itself) on the kit's scripted suites
+(:mod:`benchgen.testing.agent_suites`), whose environments log every step they take, every
+action they get and every episode they end. The checks compare that log with what the run
+recorded. Each ``check_*`` raises :class:`~benchgen.testing.checks.ConformanceError`
 naming the agent, what is wrong and how to fix it. :class:`AgentKit` runs them for one agent;
 :class:`AgentConformance <benchgen.testing.agent_conformance.AgentConformance>` is the same as
 pytest tests; :data:`AGENT_CHECKS` lists them for the plugin author guide.
@@ -15,14 +15,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import random
 import shutil
-import signal
-import sys
+import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +27,19 @@ import numpy as np
 from benchgen.agent import TrainingContext
 from benchgen.registry import Registry
 from benchgen.remote import EpisodeTracker
-from benchgen.testing import agent_suites
-from benchgen.testing.agent_suites import KIT_SPLIT, LOG_ENV, STOP_ENV
-from benchgen.testing.checks import ConformanceError, build_registry, use_registry
+from benchgen.testing.agent_runs import (
+    EnvLog,
+    KitOptions,
+    KitRun,
+    KitRunner,
+    fixed_global_rngs,
+    instrumented,
+    kit_registry,
+)
+from benchgen.testing.agent_suites import KIT_SPLIT
+from benchgen.testing.checks import ConformanceError, use_registry
+
+__all__ = ["AGENT_CHECKS", "AgentKit", "KitOptions", "KitRun", "kit_registry"]
 
 #: what every check guarantees, in the order the guide lists them: (test name, what it checks)
 AGENT_CHECKS: tuple[tuple[str, str], ...] = (
@@ -73,294 +79,36 @@ AGENT_CHECKS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-#: the store's columns that describe an episode (not when or where it was written)
-EPISODE_COLUMNS = (
-    "unit_id",
-    "phase",
-    "task",
-    "seed",
-    "episode",
-    "env_index",
-    "frames_total",
-    "length_frames",
-    "score",
-    "end_reason",
-    "extras",
-    "events",
-)
-
 
 def _fail(agent: str, message: str) -> ConformanceError:
     return ConformanceError(f"agent '{agent}': {message}")
 
 
-# -- what a run left behind --------------------------------------------------------------------
-@dataclass
-class EnvLog:
-    """What one environment of a kit suite did, from its own log."""
+class AgentKit(KitRunner):
+    """Runs the checks of :data:`AGENT_CHECKS` for one agent, each on one kit suite."""
 
-    env_id: str
-    """The environment's id (its process and serial number)."""
-    tasks: list[str]
-    """The task of each sub-environment."""
-    mode: str
-    """``"train"`` or ``"eval"``, as ``make_env`` was asked."""
-    seed: int
-    """The seed ``make_env`` was given."""
-    frames: int = 0
-    """Emulator frames stepped, all sub-environments together."""
-    actions: list[list[int]] = field(default_factory=list)
-    """The actions of every step."""
-    ends: list[tuple] = field(default_factory=list)
-    """``(env_index, task, score, length_frames, end_reason)`` of every episode it ended."""
-
-
-def read_env_log(path: Path) -> list[EnvLog]:
-    """The environments of a kit log file (:data:`~benchgen.testing.agent_suites.LOG_ENV`), in
-    the order they were made."""
-    envs: dict[str, EnvLog] = {}
-    if not path.is_file():
-        return []
-    for line in path.read_text().splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a killed process
-        if "make" in record:
-            made = record["make"]
-            envs[record["env"]] = EnvLog(record["env"], list(made["tasks"]), made["mode"], int(made["seed"]))
-        elif record.get("env") in envs:
-            env = envs[record["env"]]
-            env.frames += int(record["frames"])
-            env.actions.append(record["actions"])
-            env.ends += [tuple(end) for end in record["ends"]]
-    return list(envs.values())
-
-
-@dataclass
-class KitRun:
-    """One run of the agent on a kit suite: what the run directory holds and what the suite's
-    environments logged."""
-
-    path: Path
-    """The run directory."""
-    units: list
-    """The run's units as stored after the run (``benchgen.results.store.Unit``)."""
-    episodes: list[dict[str, Any]]
-    """The recorded episodes in recording order (:data:`EPISODE_COLUMNS` only)."""
-    envs: list[EnvLog]
-    """Every environment made for the run, in the order they were made."""
-    stopped: bool = False
-    """The run ended on a stop request (exit 130 on the command line), not at its budget."""
-
-    def stepped(self) -> list[EnvLog]:
-        return [env for env in self.envs if env.frames]
-
-
-def _collect(path: Path, log: Path, stopped: bool, earlier: Sequence[EnvLog] = ()) -> KitRun:
-    from benchgen.results.rundir import RunDir
-
-    store = RunDir(path).store(readonly=True)
-    try:
-        units = store.units()
-        episodes = [{k: ep[k] for k in EPISODE_COLUMNS} for ep in store.episodes()]
-    finally:
-        store.close()
-    return KitRun(path, units, episodes, [*earlier, *read_env_log(log)], stopped)
-
-
-@contextlib.contextmanager
-def _instrumented(log: Path | None, stop_at_frames: int | None = None) -> Iterator[None]:
-    """A run in this process as in a fresh ``benchgen`` process: the kit suites' log and stop
-    request set up, SIGINT/SIGTERM turned into clean stops as ``benchgen run`` does, the global
-    random generators (Python's, numpy's, torch's) seeded from the OS's entropy; everything put
-    back afterwards (signal handlers, stop flag, generators, torch's thread count)."""
-    from benchgen.run.signals import STOP, install_stop_handler
-
-    saved_env = {k: os.environ.get(k) for k in (LOG_ENV, STOP_ENV)}
-    saved_handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    torch = sys.modules.get("torch")
-    threads = torch.get_num_threads() if torch is not None else None
-    saved_rngs = (random.getstate(), np.random.get_state(), torch.get_rng_state() if torch is not None else None)
-    # the global generators as a fresh `benchgen` process has them: seeded from the OS's entropy
-    random.seed()
-    np.random.seed()
-    if torch is not None:
-        torch.seed()
-    os.environ.pop(LOG_ENV, None)
-    os.environ.pop(STOP_ENV, None)
-    if log is not None:
-        os.environ[LOG_ENV] = str(log)
-    if stop_at_frames is not None:
-        os.environ[STOP_ENV] = f"{os.getpid()}:{stop_at_frames}"
-    STOP.requested = False
-    install_stop_handler()
-    try:
-        yield
-    finally:
-        STOP.requested = False
-        for sig, handler in saved_handlers.items():
-            with contextlib.suppress(ValueError, TypeError):  # not the main thread
-                signal.signal(sig, handler)
-        for key, value in saved_env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        random.setstate(saved_rngs[0])
-        np.random.set_state(saved_rngs[1])
-        if torch is not None:
-            torch.set_rng_state(saved_rngs[2])
-            torch.set_num_threads(threads)
-
-
-@contextlib.contextmanager
-def _fixed_global_rngs(seed: int) -> Iterator[None]:
-    """Python's, numpy's and (if loaded) torch's global generators seeded with ``seed`` for the
-    block, then put back as they were."""
-    torch = sys.modules.get("torch")
-    saved = (random.getstate(), np.random.get_state(), torch.get_rng_state() if torch is not None else None)
-    random.seed(seed)
-    np.random.seed(seed)
-    if torch is not None:
-        torch.manual_seed(seed)
-    try:
-        yield
-    finally:
-        random.setstate(saved[0])
-        np.random.set_state(saved[1])
-        if torch is not None:
-            torch.set_rng_state(saved[2])
-
-
-# -- running the agent -------------------------------------------------------------------------
-def kit_registry(plugins: Any = None) -> Registry:
-    """A registry with the agent plugin(s) under test, the first-party agents and the kit suites.
-    ``plugins`` as for :func:`~benchgen.testing.checks.build_registry`; None: the installed plugins."""
-    if plugins is None:
-        return Registry(plugins=[(agent_suites.__name__, agent_suites)])
-    listed = list(plugins) if isinstance(plugins, (list, tuple)) else [plugins]
-    return build_registry([*listed, agent_suites])
-
-
-@dataclass
-class KitOptions:
-    """How the kit runs an agent (:class:`AgentConformance
-    <benchgen.testing.agent_conformance.AgentConformance>` fills it from its class attributes)."""
-
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    """Settings for every run, as ``--set KEY=VALUE`` (agent settings, or run settings)."""
-    suite_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Per kit suite, settings over ``settings``."""
-    budget_steps: int = 301
-    """Each unit's budget in agent steps (transitions over all sub-environments)."""
-    num_envs: int = 2
-    """Sub-environments per unit."""
-    seed: int = 0
-    """The seed of every run (the reproducibility check also uses ``seed + 1``)."""
-
-
-class AgentKit:
-    """Runs the checks for one agent; keeps each suite's first run for the checks that read it."""
-
-    def __init__(self, registry: Registry, agent: str, workdir: Path, options: KitOptions | None = None):
-        self.registry, self.agent, self.workdir = registry, agent, Path(workdir)
-        self.options = options or KitOptions()
-        self.spec = registry.agent(agent)
-        self._runs: dict[tuple[str, int], KitRun] = {}
-
-    def settings(self, suite: str) -> dict[str, Any]:
-        return {**self.options.settings, **self.options.suite_settings.get(suite, {})}
-
-    def run_config(self, suite_name: str, seed: int):
-        """The run config and agent settings of a kit run (as ``benchgen run`` builds them)."""
-        from benchgen.config import RunConfig, build_dataclass, split_overrides
-
-        suite = self.registry.suite(suite_name)
-        budget = suite.from_timesteps(self.options.budget_steps)
-        run_over, agent_over = split_overrides(
-            self.settings(suite_name), self.spec.config_class, "the kit's settings", f"benchgen settings {self.agent}"
-        )
-        values: dict[str, Any] = {
-            "suite": suite_name,
-            "agent": self.agent,
-            "seeds": [seed],
-            "budget": budget,
-            "num_envs": self.options.num_envs,
-            "checkpoint_every": max(1, budget // 4),
-            "progress": False,
-        }
-        if self.spec.joint:  # joint training, zero-shot units and fine-tuning, all short
-            values |= {"split": KIT_SPLIT, "zeroshot_episodes": 2, "zeroshot_frames": max(1, budget // 4)}
-            values |= {"finetune": True, "finetune_budget": max(1, budget // 2)}
-        else:
-            values["tasks"] = suite.tasks()[:1]
-        return build_dataclass(RunConfig, {**values, **run_over}, "the kit's run config"), agent_over
-
-    def run(self, suite: str, name: str, seed: int | None = None, stop_at_frames: int | None = None) -> KitRun:
-        """Run the agent on ``suite`` into ``workdir/name`` as ``benchgen run`` does."""
-        from benchgen.run.execute import preflight, run_units
-        from benchgen.run.plan import create_run, resolve
-        from benchgen.run.signals import StopRequested
-
-        seed = self.options.seed if seed is None else seed
-        out, log = self.workdir / name, self.workdir / f"{name}.envlog"
-        run, agent_over = self.run_config(suite, seed)
-        stopped = False
-        with use_registry(self.registry), _instrumented(log, stop_at_frames):
-            resolved = resolve(self.registry, run, agent_over)
-            preflight(resolved)
-            rundir = create_run(self.registry, resolved, out)
-            try:
-                run_units(rundir, resolved, None)
-            except StopRequested:
-                stopped = True
-        return _collect(out, log, stopped)
-
-    def resume(self, path: Path, earlier: Sequence[EnvLog] = ()) -> KitRun:
-        """Resume the run in ``path`` as ``benchgen resume`` does; ``earlier``: the environments of
-        its runs so far, for the result's :attr:`KitRun.envs`."""
-        from benchgen.results.rundir import RunDir
-        from benchgen.run.execute import preflight, run_units
-        from benchgen.run.plan import resolve_from_meta
-        from benchgen.run.signals import StopRequested
-
-        log = path.with_name(f"{path.name}.envlog")
-        stopped = False
-        with use_registry(self.registry), _instrumented(log):
-            rundir = RunDir(path)
-            resolved = resolve_from_meta(self.registry, rundir.meta())
-            preflight(resolved)
-            try:
-                run_units(rundir, resolved, None)
-            except StopRequested:
-                stopped = True
-        return _collect(path, log, stopped, earlier)
-
-    def first_run(self, suite: str, seed: int | None = None) -> KitRun:
-        """The run of ``suite`` with ``seed`` (default: the kit's), made once."""
-        seed = self.options.seed if seed is None else seed
-        if (suite, seed) not in self._runs:
-            self._runs[suite, seed] = self.run(suite, f"{suite}-seed{seed}", seed)
-        return self._runs[suite, seed]
-
-    # -- the checks, one per AGENT_CHECKS entry -----------------------------------------------
     def check_runs(self, suite: str) -> None:
+        """The run on ``suite`` (a suite in ``runs_on``) finished, every unit done."""
         run = self.first_run(suite)
         unfinished = [f"{u.unit_id} ({u.status})" for u in run.units if u.status != "done"]
         if run.stopped or unfinished:
             raise _fail(self.agent, f"the run on {suite} did not finish: units {unfinished}")
 
     def check_refuses(self, suite: str) -> None:
+        """``benchgen run`` on ``suite`` (a suite not in ``runs_on``) is refused: :func:`check_refusal`."""
         check_refusal(self.registry, self.agent, suite, self.workdir / f"refused-{suite}", self.settings(suite))
 
     def check_budget(self, suite: str) -> None:
+        """The first run on ``suite`` respected its budget: :func:`check_budget`."""
         check_budget(self.agent, self.registry.suite(suite), self.first_run(suite))
 
     def check_records(self, suite: str) -> None:
+        """The first run on ``suite`` recorded through the suite: :func:`check_records`."""
         check_records(self.agent, self.first_run(suite))
 
     def check_reproducible(self, suite: str, stochastic: bool = True) -> None:
+        """A second run with the seed repeats the first; one with another seed acts otherwise
+        (``stochastic``)."""
         first = self.first_run(suite)
         again = self.run(suite, f"{suite}-seed{self.options.seed}-again")
         check_same(self.agent, first, again, f"two runs on {suite} with seed {self.options.seed}")
@@ -368,18 +116,17 @@ class AgentKit:
             other = self.run(suite, f"{suite}-seed{self.options.seed + 1}", self.options.seed + 1, self.half(suite))
             check_seed_matters(self.agent, first, other)
 
-    def half(self, suite: str) -> int:
-        """Half the budget of a unit on ``suite``, in frames: where the kit stops a run."""
-        kit_suite = self.registry.suite(suite)
-        return kit_suite.to_frames(kit_suite.from_timesteps(self.options.budget_steps)) // 2
-
     def check_resume(self, suite: str) -> None:
+        """A run stopped by SIGINT halfway, copied twice and each copy resumed, ends identically
+        twice, within its budget and recorded through the suite."""
         kit_suite, half = self.registry.suite(suite), self.half(suite)
         stopped = self.run(suite, f"{suite}-stopped", stop_at_frames=half)
-        if not stopped.stopped:
+        used = sum(env.frames for env in stopped.envs)
+        step = max((len(env.tasks) for env in stopped.stepped()), default=1) * kit_suite.frames_per_step
+        if not stopped.stopped or used > half + step:
             raise _fail(
                 self.agent,
-                f"a SIGINT after {half} frames on {suite} did not stop the run (it ran to its end): "
+                f"a SIGINT after {half} frames on {suite} did not stop the run (it went on to {used} frames): "
                 "check ctx.finished after every vector step and return from learn once it is true",
             )
         resumed = []
@@ -396,6 +143,7 @@ class AgentKit:
         check_records(self.agent, resumed[0])
 
     def check_save_load(self, suite: str) -> None:
+        """:func:`check_save_load` on ``suite``."""
         check_save_load(self, suite)
 
 
@@ -416,11 +164,18 @@ def _unit_envs(agent: str, run: KitRun) -> dict[str, list[EnvLog]]:
 
 def check_budget(agent: str, suite, run: KitRun) -> None:
     """See :data:`AGENT_CHECKS`: each unit's budget, by its environments' own count of frames."""
+    by_unit = _unit_envs(agent, run)
     for unit in run.units:
-        envs = _unit_envs(agent, run)[unit.unit_id]
+        envs = by_unit[unit.unit_id]
         used = sum(env.frames for env in envs)
         step = max((len(env.tasks) for env in envs), default=1) * suite.frames_per_step
         where = f"unit {unit.unit_id} on {suite.name}"
+        if unit.frames_done != used:
+            raise _fail(
+                agent,
+                f"{where} counted {unit.frames_done} frames but its environments stepped {used}: step only "
+                "the env that learn() was given (never env.unwrapped or an inner layer)",
+            )
         if used > unit.budget_frames + step:
             raise _fail(
                 agent,
@@ -433,12 +188,6 @@ def check_budget(agent: str, suite, run: KitRun) -> None:
                 agent,
                 f"{where} stepped only {used} of its {unit.budget_frames} frames: learn until ctx.finished, "
                 "not by a step count of the agent's own",
-            )
-        if unit.frames_done != used:
-            raise _fail(
-                agent,
-                f"{where} counted {unit.frames_done} frames but its environments stepped {used}: step only "
-                "the env that learn() was given (never env.unwrapped or an inner layer)",
             )
 
 
@@ -539,7 +288,7 @@ def check_save_load(kit: AgentKit, suite_name: str, batches: int = 6) -> None:
     run, agent_over = kit.run_config(suite_name, seed)
     unit_dir = kit.workdir / f"save-load-{suite_name}"
     (unit_dir / "checkpoint").mkdir(parents=True)
-    with use_registry(kit.registry), _instrumented(None):
+    with use_registry(kit.registry), instrumented(None):
         r = resolve(kit.registry, run, agent_over)
         tasks = env_tasks(list(r.tasks), kit.options.num_envs)
         counter = _Counter(r.suite.make_env(tasks, seed, mode="train"))
@@ -564,7 +313,7 @@ def check_save_load(kit: AgentKit, suite_name: str, batches: int = 6) -> None:
         fresh.load(unit_dir / "checkpoint")
         actions = []
         for who in (trained, fresh):
-            with _fixed_global_rngs(seed):
+            with fixed_global_rngs(seed):
                 actions.append([np.asarray(who.act(batch, greedy=True)) for batch in observations])
     for batch, got in zip(observations, actions[0]):
         if got.shape != (len(batch),) or not np.issubdtype(got.dtype, np.integer) or ((got < 0) | (got >= n)).any():
@@ -589,8 +338,8 @@ def check_refusal(registry: Registry, agent: str, suite: str, out: Path, setting
     pairs = [f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in settings.items()]
     argv = ["run", suite, agent, *where, "--timesteps", "64", "--out", str(out), "--no-progress"]
     argv += [a for pair in pairs for a in ("--set", pair)]
-    err = io.StringIO()
-    with use_registry(registry), _instrumented(None), contextlib.redirect_stderr(err):
+    err, hook = io.StringIO(), threading.excepthook  # `benchgen run` sets its own thread excepthook
+    with use_registry(registry), instrumented(None), contextlib.redirect_stderr(err):
         with contextlib.redirect_stdout(io.StringIO()):
             try:
                 code = main(argv)
@@ -600,14 +349,18 @@ def check_refusal(registry: Registry, agent: str, suite: str, out: Path, setting
                     f"`benchgen run {suite} {agent}` ended in a traceback ({type(exc).__name__}: {exc}); refuse "
                     "a suite the agent cannot run with benchgen.errors.UsageError (one line)",
                 ) from None
+            finally:
+                threading.excepthook = hook
     lines = [line for line in err.getvalue().splitlines() if line.strip()]
     if code == 0:
         raise _fail(agent, f"it ran on {suite}, which `runs_on` does not list: add the suite, or refuse it")
+    if out.exists():
+        raise _fail(
+            agent, f"refusing {suite}, `benchgen run` still wrote {out}: refuse in the factory or AgentSpec.check_suite"
+        )
     if code != 2 or len(lines) != 1 or not lines[0].startswith("benchgen: error: "):
         raise _fail(
             agent,
             f"`benchgen run {suite} {agent}` should exit 2 with one line 'benchgen: error: ...', got exit "
             f"{code} and {err.getvalue()[-500:]!r}",
         )
-    if out.exists():
-        raise _fail(agent, f"refusing {suite}, `benchgen run` still wrote {out}: refuse in the factory or check_suite")

@@ -2,9 +2,10 @@
 
 ``kit_pixels`` gives what a suite of screens gives learning agents (``AgentNeeds.observations =
 "frames"``), scaled down: uint8 ``(4, 40, 40)`` observations (big enough for the Nature CNN,
-small enough to learn on in seconds), a sliding stack of the last four frames, oldest first. Task ``walls-G``: a runner starts at cell 0 of a track of :data:`TRACK` cells and must
-reach its end within :data:`TIME_LIMIT` steps; a wall stands every ``G`` cells and only a jumping
-move gets past it. Six actions, named in ``action_semantics()`` (noop, left, right, jump,
+small enough to learn on in seconds), a sliding stack of the last four frames, oldest first.
+Task ``walls-G``: a runner starts at cell 0 of a track of :data:`TRACK` cells and must reach its
+end within :data:`TIME_LIMIT` steps; a wall stands every ``G`` cells and only a jumping move
+gets past it. Six actions, named in ``action_semantics()`` (noop, left, right, jump,
 left_jump, right_jump), so agents that need named actions (JERK) run here. The reward is the
 progress ``x_t - x_{t-1}`` plus :data:`BONUS` on reaching the end. Budgets count emulator
 frames, four per step.
@@ -86,7 +87,7 @@ class KitVectorEnv(SuiteVectorEnv):
         self._frames = 0
         self._id = f"{os.getpid()}-{next(_serial)}"
         path = os.environ.get(LOG_ENV)
-        self._log = open(path, "a", buffering=1) if path else None  # noqa: SIM115 - closed in close()
+        self._log = open(path, "a", buffering=1) if path else None  # line-buffered; closed in close()
         pid, _, frames = os.environ.get(STOP_ENV, "").partition(":")
         self._stop_at = int(frames) if pid == str(os.getpid()) and frames.isdigit() else None
         self._write({"make": {"tasks": self.tasks, "mode": mode, "seed": int(seed)}})
