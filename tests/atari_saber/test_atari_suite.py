@@ -123,4 +123,6 @@ def test_plugin_registers_through_the_entry_point_and_the_registry():
     suite = registry.suite("atari_saber")
     assert set(registry.splits(suite)) == set(SPLITS)
     assert registry.scorer(suite).default_baseline == "world_record"
-    assert set(registry.reference_scores(suite)) == {"world_record", "human", "rainbow_iqn_saber"}
+    tables = registry.reference_scores(suite)
+    assert {"world_record", "human", "rainbow_iqn_saber", "rainbow_saber", "machado2018_dqn_sticky"} <= set(tables)
+    assert all(t.source for t in tables.values())  # every table names where it is printed
