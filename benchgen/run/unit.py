@@ -44,10 +44,9 @@ class UnitContext(TrainingContext):
         self._ray, self._started_ray = None, False
         #: training episodes per task that end the unit (``Suite.episode_budget``); None: frames only
         self.episode_budget: int | None = None
-        #: the unit's evaluation phases and what playing a round needs (see ``execute_unit``)
-        self.rounds: EvaluationRounds | None = None
+        #: plays the unit's evaluation rounds that are due (argument: whether training is over);
+        #: None when its protocol has no evaluation phases (see ``_schedule_rounds``)
         self.play_rounds: Callable[[bool], None] | None = None
-        """plays the rounds that are due (argument: whether training is over)"""
 
     @property
     def steps_done(self) -> int:
@@ -176,9 +175,8 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
         # A different seed per resume keeps fresh environments from replaying the same episodes.
         env_seed = unit.seed * 1_000_003 + unit.frames_done
-        suite_env = r.suite.make_env(
-            env_tasks(unit.tasks, num_envs), seed=env_seed, mode="train" if unit.learn else "eval"
-        )
+        tasks_of_envs = env_tasks(unit.tasks, num_envs)
+        suite_env = r.suite.make_env(tasks_of_envs, seed=env_seed, mode="train" if unit.learn else "eval")
         task_done = _TaskProgress(progress, unit)
         recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
         env = r.suite.agent_wrappers(recorder, r.spec.needs)
@@ -195,7 +193,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         ctx.progress = progress
         if unit.learn:
             ctx.episode_budget = r.suite.episode_budget()
-            _schedule_rounds(ctx, r, store, agent, saver, env_seed)
+            _schedule_rounds(ctx, r, store, agent, saver, tasks_of_envs, env_seed)
         if progress is not None:
             progress.tick(recorder, force=True)
         try:
@@ -204,7 +202,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                 agent.learn(env, ctx)
                 ctx.evaluate_due(training_over=True)
             elif r.reevaluation is not None:
-                _reevaluate(ctx, r, agent, env_seed)
+                _reevaluate(ctx, r, agent, tasks_of_envs, env_seed)
             else:
                 evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
         except OSError:
@@ -227,45 +225,41 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
             store.close()
 
 
-def _reevaluate(ctx: UnitContext, r: ResolvedRun, agent: Agent, env_seed: int) -> None:
-    """A re-evaluation unit (``benchgen evaluate``): one round under the run's protocol, recorded
-    under the unit's own phase (continued, like any round, after a kill)."""
-    unit = ctx.unit
-    num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
-    schedule = EvaluationSchedule(**r.reevaluation)
-    rounds = EvaluationRounds(schedule, unit, ctx.recorder, env_tasks(unit.tasks, num_envs), env_seed, phase=unit.phase)
+def _play_due(rounds: EvaluationRounds, r: ResolvedRun, agent: Agent, save, training_over: bool) -> None:
+    """Play ``rounds``' due rounds in the suite's eval env, under the suite's agent wrappers."""
     rounds.play_due(
         agent,
         lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
         lambda env: r.suite.agent_wrappers(env, r.spec.needs),
-        lambda: None,  # the agent is its starting checkpoint, already on disk
-        training_over=True,
+        save,
+        training_over,
     )
 
 
-def _schedule_rounds(ctx: UnitContext, r: ResolvedRun, store: UnitStore, agent: Agent, saver, env_seed: int) -> None:
+def _reevaluate(ctx: UnitContext, r: ResolvedRun, agent: Agent, tasks_of_envs: list[str], env_seed: int) -> None:
+    """A re-evaluation unit (``benchgen evaluate``): one round under the run's protocol, recorded
+    under the unit's own phase (continued, like any round, after a kill)."""
+    schedule = EvaluationSchedule(**r.reevaluation)
+    rounds = EvaluationRounds(schedule, ctx.unit, ctx.recorder, tasks_of_envs, env_seed, phase=ctx.unit.phase)
+    # the agent is its starting checkpoint, already on disk: nothing to save before the round
+    _play_due(rounds, r, agent, lambda: None, training_over=True)
+
+
+def _schedule_rounds(
+    ctx: UnitContext, r: ResolvedRun, store: UnitStore, agent: Agent, saver, tasks_of_envs: list[str], env_seed: int
+) -> None:
     """Give the unit its evaluation phases (``Suite.evaluation_schedule``), if its protocol has any."""
     schedule = r.suite.evaluation_schedule()
     if schedule is None:
         return
     unit, recorder = ctx.unit, ctx.recorder
-    num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
-    ctx.rounds = rounds = EvaluationRounds(schedule, unit, recorder, env_tasks(unit.tasks, num_envs), env_seed)
+    rounds = EvaluationRounds(schedule, unit, recorder, tasks_of_envs, env_seed)
 
     def save() -> None:  # the round's agent is the one on disk (a resume continues the round with it)
         if store.unit(unit.unit_id).last_checkpoint_frames != recorder.frames_done:
             saver()
 
-    def play(training_over: bool) -> None:
-        rounds.play_due(
-            agent,
-            lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
-            lambda env: r.suite.agent_wrappers(env, r.spec.needs),
-            save,
-            training_over,
-        )
-
-    ctx.play_rounds = play
+    ctx.play_rounds = lambda training_over: _play_due(rounds, r, agent, save, training_over)
 
 
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
