@@ -130,8 +130,8 @@ def _final_scores(run: Run, scorer) -> dict[str, float]:
     """task -> the scorer's second per-task score (``Scorer.final_score``), mean over seeds; empty
     when the suite has none."""
     per_task: dict[str, list[float]] = {}
-    for (task, _seed), (_frames, views) in run.series.items():
-        value = scorer.final_score(views["score"].tolist())
+    for task, seed in run.series:
+        value = run.final_score(scorer, task, seed)
         if value is None:
             return {}
         per_task.setdefault(task, []).append(value)
@@ -248,9 +248,10 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     import matplotlib.pyplot as plt
 
     paths = []
+    runs = load_phases(run_dir, run_dir.name)
     curves = sorted(
         (phase, task, seed, frames, values["score"])
-        for phase, run in load_phases(run_dir, run_dir.name).items()
+        for phase, run in runs.items()
         if phase != "zeroshot"
         for (task, seed), (frames, values) in run.series.items()
     )
@@ -272,7 +273,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     paths.append(path)
-    paths += _paper_figures(run_dir, report)
+    paths += _paper_figures(run_dir, report, runs)
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]
         if not norm.get("classes") or not norm["n_tasks"]:
@@ -290,12 +291,11 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     return paths
 
 
-def _paper_figures(run_dir: Path, report: dict) -> list[Path]:
+def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Path]:
     """SABER's median-normalized curves and classes per reporting point, or Nichol et al.'s
     instantaneous mean score curve, per learning phase (``benchgen.results.figures``)."""
     registry = get_registry()
     scorer = registry.scorer(registry.suite(report["suite"]))
-    runs = load_phases(Path(run_dir), Path(run_dir).name)
     out_dir = Path(run_dir) / "report"
     unit = report["budget_unit"]
     paths = []

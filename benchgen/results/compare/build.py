@@ -8,9 +8,7 @@ writer spells them ``"inf"`` and ``null``.
 from __future__ import annotations
 
 import itertools
-import json
 import math
-import sqlite3
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -38,6 +36,7 @@ from benchgen.results.compare.references import (
     published_aggregate,
     scores_at,
 )
+from benchgen.results.rundir import RunDir
 from benchgen.scoring import CLASSES, score_class
 
 
@@ -300,16 +299,12 @@ def build_comparison(
 def _final_scores(scorer, rows, labels, tasks) -> dict[str, dict[str, dict]]:
     """task -> label -> the suite's second per-task score (``Scorer.final_score``, e.g. Nichol et
     al.'s Final Score) over the label's seeds; empty when the suite has none."""
-    if scorer.final_score([0.0]) is None:
-        return {}
     out: dict[str, dict[str, dict]] = {}
     for task in tasks:
         for lab in labels:
-            values = [
-                scorer.final_score(r.series[(task, s)][1]["score"].tolist())
-                for r, s in rows[lab]
-                if (task, s) in r.series
-            ]
+            values = [r.final_score(scorer, task, s) for r, s in rows[lab]]
+            if any(v is None for v in values):
+                return {}
             values = [v for v in values if not math.isnan(v)]
             if values:
                 out.setdefault(task, {})[lab] = {
@@ -324,17 +319,15 @@ def _videos(runs, tasks) -> dict[str, dict[str, str]]:
     """label -> task -> the first video (``benchgen video``) of that agent playing that task."""
     out: dict[str, dict[str, str]] = {}
     for run in runs:
-        db = Path(run.path) / "results.sqlite"
+        store = RunDir(run.path).store(readonly=True)
         try:
-            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-            rows = conn.execute("SELECT task, extras FROM episodes WHERE phase = 'video' ORDER BY id").fetchall()
-            conn.close()
-        except sqlite3.Error:
-            continue
-        for task, extras in rows:
-            video = Path(run.path) / json.loads(extras).get("video", "")
-            if task in tasks and video.is_file():
-                out.setdefault(run.label, {}).setdefault(task, str(video))
+            episodes = list(store.episodes(phase="video"))
+        finally:
+            store.close()
+        for ep in episodes:
+            video = Path(run.path) / ep["extras"].get("video", "")
+            if ep["task"] in tasks and video.is_file():
+                out.setdefault(run.label, {}).setdefault(ep["task"], str(video))
     return out
 
 

@@ -124,6 +124,13 @@ class Run:
             return scorer.evaluation_score(values[view][first:k].tolist())
         return scorer.task_score(values[view][:k].tolist())
 
+    def final_score(self, scorer: Scorer, task: str, seed: int) -> float | None:
+        """The suite's second per-task score (``Scorer.final_score``) of all the episodes; None
+        when the suite has none, NaN when the seed played no episode of the task."""
+        if (task, seed) not in self.series:
+            return None if scorer.final_score([0.0]) is None else math.nan
+        return scorer.final_score(self.series[(task, seed)][1]["score"].tolist())
+
     def task_scores(self, scorer: Scorer, view: str, upto_frames: int | None = None) -> dict[str, float]:
         """task -> the per-task score averaged over the run's seeds (``inf`` if a seed reached
         infinite gameplay); tasks without an episode finished by ``upto_frames`` are left out."""
