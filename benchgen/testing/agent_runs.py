@@ -26,23 +26,11 @@ from benchgen.registry import Registry
 from benchgen.results.store import Unit
 from benchgen.testing import agent_suites
 from benchgen.testing.agent_suites import KIT_SPLIT, LOG_ENV, STOP_ENV
-from benchgen.testing.checks import build_registry, use_registry
+from benchgen.testing.checks import CORE_EPISODE_COLUMNS, build_registry, use_registry
 
-#: the store's columns that describe an episode (not when or where it was written)
-EPISODE_COLUMNS = (
-    "unit_id",
-    "phase",
-    "task",
-    "seed",
-    "episode",
-    "env_index",
-    "frames_total",
-    "length_frames",
-    "score",
-    "end_reason",
-    "extras",
-    "events",
-)
+#: the store's columns that describe an episode (not when or where it was written): the core's
+#: own episode columns less the row id
+EPISODE_COLUMNS = tuple(sorted(CORE_EPISODE_COLUMNS - {"id"}))
 
 
 # -- what a run left behind --------------------------------------------------------------------
