@@ -444,25 +444,21 @@ def _run_sweep(args, reg, run, agent_over) -> int:
         preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-sweep-{time.strftime('%Y%m%d-%H%M%S')}"
     studies.check_sweep_out(out)
-    for label, resolved in conditions:
-        create_run(reg, resolved, out / label)
+    run_dirs = [create_run(reg, resolved, out / label) for label, resolved in conditions]
     studies.write_sweep_file(out, run.suite, run.agent, param, values, [label for label, _ in conditions])
     print(f"sweep of {param} over {', '.join(map(str, values))}: {out}", file=sys.stderr)
-    return _run_sweep_conditions(
-        out, reg, [(label, resolved) for label, resolved in conditions], describe_plan, plan_units
-    )
-
-
-def _run_sweep_conditions(out: Path, reg, conditions, describe_plan=None, plan_units=None) -> int:
-    from benchgen.results.rundir import RunDir
-    from benchgen.run import studies
-
-    for label, resolved in conditions:
-        if describe_plan is not None:
-            print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
-        code = _execute(RunDir(out / label), resolved)
+    for run_dir, (_, resolved) in zip(run_dirs, conditions):
+        print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
+        code = _execute(run_dir, resolved)
         if code:
             return code
+    return _sweep_report(out, reg)
+
+
+def _sweep_report(out: Path, reg) -> int:
+    """Write the sweep's side-by-side table once its conditions are done; print it."""
+    from benchgen.run import studies
+
     print(studies.write_sweep_report(out, reg))
     print(f"sweep report: {out / 'sweep.md'}")
     return 0
@@ -516,9 +512,7 @@ def _resume_sweep(args) -> int:
         code = _resume_run(args, RunDir(args.run_dir / label))
         if code:
             return code
-    print(studies.write_sweep_report(args.run_dir, args.registry))
-    print(f"sweep report: {args.run_dir / 'sweep.md'}")
-    return 0
+    return _sweep_report(args.run_dir, args.registry)
 
 
 def _resume_run(args, run_dir) -> int:
