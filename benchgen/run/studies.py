@@ -99,7 +99,7 @@ def sweep_table(path: Path, registry) -> dict[str, Any]:
     sweep = read_sweep(path)
     param = sweep["parameter"]
     suite = registry.suite(sweep["suite"])
-    scorer = suite.scorer() or _default_scorer(suite)
+    scorer = registry.scorer(suite)
     references = registry.reference_scores(suite)
     conditions: dict[str, dict[str, Any]] = {}
     for value, rel in zip(sweep["values"], sweep["runs"]):
@@ -142,12 +142,6 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
         return math.isclose(float(a), float(b))
     return a == b
-
-
-def _default_scorer(suite):
-    from benchgen.scoring import Scorer
-
-    return Scorer(suite.random_scores(), {})
 
 
 def sweep_markdown(table: dict[str, Any]) -> str:
@@ -212,7 +206,7 @@ def _json_default(v: Any) -> Any:
 # -- re-evaluation -------------------------------------------------------------------------------
 
 
-def reevaluation_sources(source_meta: Mapping[str, Any], units) -> list:
+def reevaluation_sources(units) -> list:
     """The units of a run that trained an agent and left a checkpoint to re-evaluate."""
     trained = [u for u in units if u.learn and u.last_checkpoint]
     if not trained:
@@ -243,7 +237,7 @@ def plan_reevaluation(registry, source: Path, protocol_text: str, episodes: int 
     trained = resolve_from_meta(registry, meta)
     store = src.store(readonly=True)
     try:
-        sources = reevaluation_sources(meta, store.units())
+        sources = reevaluation_sources(store.units())
     finally:
         store.close()
     choice = protocols.parse_choice(protocol_text)
