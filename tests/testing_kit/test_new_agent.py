@@ -9,33 +9,14 @@ suites) run against the installed entry point, none skipped.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 
 import pytest
 
 from benchgen.config import field_docs
 from tests.conftest import run_cli
-
-
-def _env(**extra):
-    env = {k: v for k, v in os.environ.items() if k not in ("BENCHGEN_PLUGINS", "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD")}
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env.update(extra)
-    return env
-
-
-def _pytest(cwd, *args, env):
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+from tests.testing_kit.generated_packages import install_into, package_env, plugin_line, run_pytest
 
 
 @pytest.fixture(scope="module")
@@ -81,28 +62,16 @@ def test_config_fields_are_documented(generated):
 
 
 def test_generated_conformance_tests_pass_from_the_source_tree(generated):
-    proc = _pytest(generated / "pkg", "tests/test_conformance.py", env=_env())
+    proc = run_pytest(generated / "pkg", "tests/test_conformance.py", env=package_env())
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert re.search(r"\b12 passed\b", proc.stdout) and "skipped" not in proc.stdout, proc.stdout[-2000:]
 
 
 def test_installed_package_is_discovered_and_its_tests_pass(generated):
-    target = generated / "site"
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--quiet"]
-        + ["--target", str(target), str(generated / "pkg")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    env = _env(PYTHONPATH=os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")])))
-    plugins = subprocess.run(
-        [sys.executable, "-m", "benchgen", "plugins"], env=env, capture_output=True, text=True, timeout=300
-    )
-    line = next(ln for ln in plugins.stdout.splitlines() if ln.startswith("sampler "))
+    env = install_into(generated / "pkg", generated / "site")
+    line = plugin_line(env, "sampler")
     assert line.split()[:4] == ["sampler", "benchgen-sampler", "0.1.0", "benchgen_sampler"] and line.endswith("ok")
-    proc = _pytest(generated / "pkg", "tests/test_plugin.py", env=env)
+    proc = run_pytest(generated / "pkg", "tests/test_plugin.py", env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert re.search(r"\b4 passed\b", proc.stdout) and "skipped" not in proc.stdout, proc.stdout[-2000:]
 

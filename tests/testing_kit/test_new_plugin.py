@@ -8,21 +8,12 @@ run against the installed entry point (none may skip).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from tests.conftest import run_cli
-
-
-def _env(**extra):
-    env = {k: v for k, v in os.environ.items() if k not in ("BENCHGEN_PLUGINS", "BENCHGEN_DISABLE_PLUGIN_AUTOLOAD")}
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env.update(extra)
-    return env
+from tests.testing_kit.generated_packages import install_into, package_env, plugin_line, run_pytest
 
 
 @pytest.fixture(scope="module")
@@ -55,54 +46,18 @@ def test_layout_and_entry_point(generated):
 
 
 def test_generated_tests_pass_from_the_source_tree(generated):
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py"],
-        cwd=generated / "pkg",
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_pytest(generated / "pkg", "tests/test_conformance.py", env=package_env())
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert re.search(r"\b11 passed\b", proc.stdout), proc.stdout[-2000:]  # every SuiteConformance test
 
 
 def test_installed_package_is_discovered_and_its_tests_pass(generated):
-    target = generated / "site"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--no-build-isolation",
-            "--quiet",
-            "--target",
-            str(target),
-            str(generated / "pkg"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    env = _env(PYTHONPATH=os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")])))
-    plugins = subprocess.run(
-        [sys.executable, "-m", "benchgen", "plugins"], env=env, capture_output=True, text=True, timeout=300
-    )
-    line = next(ln for ln in plugins.stdout.splitlines() if ln.startswith("corridors "))
+    env = install_into(generated / "pkg", generated / "site")
+    line = plugin_line(env, "corridors")
     assert line.split()[:4] == ["corridors", "benchgen-corridors", "0.1.0", "benchgen_corridors"] and line.endswith(
         "ok"
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/test_plugin.py"],
-        cwd=generated / "pkg",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_pytest(generated / "pkg", "tests/test_plugin.py", env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert re.search(r"\b3 passed\b", proc.stdout) and "skipped" not in proc.stdout, proc.stdout[-2000:]
 
