@@ -42,6 +42,12 @@ class TrainingContext(abc.ABC):
     seed: int
     #: the run unit's directory (agents may keep scratch files there)
     unit_dir: Path
+    #: the unit's phase: "train" (one task, from scratch), "joint" (one policy on several train
+    #: tasks), "finetune" (a test task, from a joint checkpoint), ...: an agent whose settings
+    #: differ by phase (data-parallel joint training, single-process fine-tuning) reads it
+    phase: str = "train"
+    #: the tasks the unit plays (a joint unit's train tasks; one task otherwise)
+    tasks: tuple[str, ...] = ()
 
     @property
     @abc.abstractmethod
@@ -239,6 +245,13 @@ class AgentSpec:
     then by the chosen variant's, then by the user's ``--config``/``--set`` settings: a setting
     given explicitly always wins. An unknown variant is refused in one line while the run
     resolves, before anything is written (:meth:`variant_defaults`). Empty: no variants."""
+
+    check_config: Callable[[Any, Any], Sequence[str]] | None = None
+    """``check_config(config, run)``, called while a run is resolved, before anything is written,
+    with the resolved agent config and the :class:`benchgen.config.RunConfig`: raises
+    ``benchgen.errors.UsageError`` (one line) for settings that cannot run (e.g. more workers
+    than this machine has CPUs) and returns lines the run's plan shows (e.g. that a fallback is
+    not the paper's setup). None: nothing to check."""
 
     def __post_init__(self) -> None:
         if self.variants:  # a plugin author's mistake: say so at registration, not in a user's run

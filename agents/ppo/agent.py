@@ -161,6 +161,8 @@ class PPOAgent(Agent):
         self._loaded_updates = 0
         #: the unit that wrote the loaded checkpoint ("unit" in its checkpoint.json)
         self._checkpoint_unit: str | None = None
+        #: data-parallel training (``config.workers``): the workers' last synchronized state
+        self.data_parallel_state: dict[str, Any] | None = None
         if config.torch_threads:
             torch.set_num_threads(config.torch_threads)
 
@@ -235,6 +237,9 @@ class PPOAgent(Agent):
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         if ctx.finished:
             return
+        if self.config.workers and ctx.phase != "finetune":
+            self._learn_data_parallel(ctx)
+            return
         vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
         foreign = self._loaded is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
         model = self._bind(vec, ctx.seed)
@@ -257,6 +262,39 @@ class PPOAgent(Agent):
             reset_num_timesteps=False,
         )
 
+    def _learn_data_parallel(self, ctx: TrainingContext) -> None:
+        """``config.workers`` data-parallel workers (:mod:`benchgen_agents.ppo.data_parallel`),
+        started from the loaded or previous policy, else a fresh one drawn from the unit's seed;
+        the env ``learn`` was given is not stepped (each worker builds its own)."""
+        from benchgen_agents.ppo.data_parallel import cpu_copy, learn_data_parallel
+
+        foreign = self._loaded is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
+        if self._loaded is not None:
+            source, updates = self._loaded, self._loaded_updates
+        elif self.model is not None:
+            source, updates = self.model.policy, self.model._n_updates  # noqa: SLF001
+        else:
+            set_random_seed(ctx.seed)  # the same first weights as a single-process unit of this seed
+            source, updates = self._new_policy(), 0
+        if foreign:  # another unit's weights with a fresh Adam state, as in learn()
+            source.optimizer = source.optimizer_class(
+                source.parameters(), lr=self.config.learning_rate, **source.optimizer_kwargs
+            )
+        state = {
+            "policy": cpu_copy(source.state_dict()),
+            "optimizer": cpu_copy(source.optimizer.state_dict()),
+            "n_updates": int(updates),
+        }
+        self._adopt(learn_data_parallel(self, ctx, state))
+
+    def _adopt(self, state: dict[str, Any]) -> None:
+        """Make a data-parallel state this agent's policy (to act and to save)."""
+        policy = self._new_policy()
+        policy.load_state_dict(state["policy"])
+        policy.optimizer.load_state_dict(state["optimizer"])
+        self._loaded, self._loaded_updates, self.model = policy, int(state["n_updates"]), None
+        self.data_parallel_state = None
+
     def act(self, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
         policy = self.model.policy if self.model is not None else self._loaded
         if policy is None:
@@ -269,6 +307,8 @@ class PPOAgent(Agent):
     def save(self, directory: Path) -> None:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)  # as SB3's model.save did
+        if self.data_parallel_state is not None:  # mid data-parallel training: the workers' state
+            self._adopt(self.data_parallel_state)
         if self.model is not None:
             policy, steps = self.model.policy, int(self.model.num_timesteps)
             updates = int(self.model._n_updates)  # noqa: SLF001

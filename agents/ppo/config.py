@@ -80,6 +80,27 @@ class PPOConfig:
     log_interval: int = 1
     """Write SB3's training statistics to TensorBoard every this many rollouts."""
 
+    # -- data-parallel training (benchgen_agents.data_parallel; Nichol et al. 2018, joint PPO) ---
+    workers: int = 0
+    """Data-parallel workers (Ray actors) of a learning unit other than fine-tuning: each plays its
+    own ``envs_per_worker`` sub-environments, collects its own rollout of ``n_steps`` per
+    sub-environment and takes ``n_epochs`` passes of minibatches of ``batch_size`` over it, and
+    the workers average their gradients at every step (torch.distributed), so all hold the same
+    weights. 0: one process, one PPO over all the unit's sub-environments (benchgen's fallback
+    for small runs, not the paper's joint setup). Joint PPO on Sonic: 188 (Nichol et al. 2018,
+    section 4.5). Fine-tuning units always run in one process, as the paper's regular PPO."""
+    envs_per_worker: int | None = None
+    """Sub-environments per worker (None: enough for every task of the unit to have one, i.e.
+    ceil(tasks / workers); with the paper's 188 workers on 47 levels, 1)."""
+    worker_cpus: float = 1.0
+    """CPUs Ray reserves for each worker (0.5 lets two workers share a CPU); its torch threads."""
+    worker_restarts: int = 3
+    """Times a unit restarts its worker group after losing a worker (from the last synchronized
+    state), before it fails and the runner's retry resumes it from its last checkpoint."""
+    worker_timeout_s: float = 600.0
+    """Seconds a round may take before the group counts a worker as lost (and the process
+    group's collectives time out)."""
+
     def __post_init__(self) -> None:
         # Fail fast, with what to do (SB3 would fail later, deep in a learn call).
         if self.policy not in POLICIES:
@@ -96,6 +117,17 @@ class PPOConfig:
             raise ValueError("learning_rate, clip_range and reward_scale must be positive")
         if not (0 <= self.gamma <= 1 and 0 <= self.gae_lambda <= 1):
             raise ValueError("gamma and gae_lambda must lie in [0, 1]")
+        if self.workers < 0 or self.worker_restarts < 0:
+            raise ValueError("workers and worker_restarts must be >= 0 (workers=0: one process)")
+        if self.envs_per_worker is not None and self.envs_per_worker < 1:
+            raise ValueError("envs_per_worker must be a positive integer (or None: one per task)")
+        if self.worker_cpus < 0 or not self.worker_timeout_s > 0:
+            raise ValueError("worker_cpus must be >= 0 and worker_timeout_s positive")
+        if self.workers and self.target_kl is not None:
+            raise ValueError(
+                "target_kl stops a worker's epochs early on its own data, which data-parallel workers "
+                "cannot do in step; set target_kl=None or workers=0"
+            )
         if self.torch_threads < 0:
             raise ValueError("torch_threads must be >= 0 (0: torch's default)")
         for f in dataclasses.fields(self):

@@ -138,6 +138,8 @@ def resolve(
     agent_config = replace_config(
         agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)}, f"{spec.name} config"
     )
+    if spec.check_config is not None:
+        spec.check_config(agent_config, run)  # settings this run cannot use: one line, nothing written
     return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints, choice)
 
 
@@ -203,6 +205,8 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         when = f"every {schedule.interval_frames:,} training frames and " if schedule.interval_frames else ""
         policy = f"epsilon {schedule.epsilon}" if schedule.epsilon else "greedy"
         lines.append(f"  evaluation {quota} per task, {when}after training ({policy}), recorded as <phase>_eval")
+    if r.spec.check_config is not None:
+        lines += [f"  {note}" for note in r.spec.check_config(r.agent_config, r.run)]
     for phase, members in by_phase.items():
         budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
         shown = " / ".join(f"{b:,}" for b in budgets)

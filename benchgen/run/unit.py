@@ -35,6 +35,7 @@ class UnitContext(TrainingContext):
         self.unit = unit
         self.unit_dir = run_dir.unit_dir(unit.unit_id)
         self.seed = unit.seed
+        self.phase, self.tasks = unit.phase, tuple(unit.tasks)
         self.budget_steps = unit.budget_frames // recorder.frames_per_step
         self._save_points = sorted(p for p in save_points if p > recorder.frames_done)
         self._save_fn = save_fn

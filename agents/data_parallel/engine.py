@@ -1,0 +1,389 @@
+"""The data-parallel engine: a group of Ray actors joined in one ``torch.distributed`` process group.
+
+Nichol et al. 2018 ("Gotta Learn Fast", sections 4.5-4.6 and Algorithm 2) train one joint model
+with many workers, each on its own environments and its own data (PPO: a rollout per worker;
+Rainbow: a replay per worker), whose gradients are averaged at every optimization step. Here:
+
+* **Workers are Ray actors** (:class:`DataParallelWorker`), started by the unit's process (the
+  *driver*: the agent's ``learn``) through ``ctx.ray()`` (the cluster of a ``--executor ray`` run,
+  else a local instance). Each builds its own copy of the unit's environment through the agent
+  contract's remote environments (``ctx.remote_envs()``, :mod:`benchgen.remote`): the suite env
+  under an episode collector under the suite's agent wrappers, with its share of the unit's tasks
+  (``worker=rank, workers=world_size``).
+* **Gradients are averaged with torch.distributed**: the workers join one process group (gloo on
+  CPU, NCCL where the worker sees a GPU) at an address and free port that rank 0 reports from its
+  node, so the same code runs 2 workers on one machine and 188 on a cluster. A program averages
+  with :class:`GradientAverager` (one flat all-reduce per step, timed), or through
+  ``DistributedDataParallel`` with :meth:`GradientAverager.ddp_hook` as its communication hook
+  (also timed). Every worker starts from the same state (the driver ships it), so after each
+  averaged step all workers hold identical weights.
+* **Rounds**: the driver asks every worker to play one round (:class:`RoundPlan`: so many vector
+  steps, then the program's updates) and waits for all of them. Each worker answers with its
+  collector's sealed report of the episodes and frames of the round, its statistics, and rank 0
+  with the synchronized learner state. The driver relays the reports to
+  ``ctx.report_remote_episodes`` in rank order (episodes are recorded and counted once the whole
+  round is done), keeps the state (the agent's checkpoints are written from it), and checkpoints.
+* **Fault tolerance**: a worker that dies (killed, its node lost) fails the round. The driver
+  kills the other workers (whose collective would otherwise wait for the dead peer), starts a new
+  group from the last synchronized state (the state after the last completed round) with fresh
+  environments and seeds, and plays the round again. The failed round's episodes and frames were
+  never reported, so nothing is recorded twice or counted without being recorded; the episodes
+  in progress when the worker died are lost, as a killed unit's are (a partial episode has no
+  score). Data held only by the workers (a replay memory) starts empty again. After
+  ``max_restarts`` restarts in one unit the error is raised and the runner's own retry resumes
+  the unit from its last checkpoint.
+
+Ray actors rather than Ray Train: the unit's process must stay the one that records episodes
+(sealed reports) and writes benchgen's checkpoints, which Ray Train would move into its own
+worker loop and checkpoint store; the actors give that with Ray's placement and failure
+detection, and ``torch.distributed`` does the averaging.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import datetime
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from benchgen.errors import UsageError
+
+RAY_MISSING = "Ray is not installed; pip install 'benchgen[ray]'"
+
+
+def import_ray():
+    """The ``ray`` module, or a one-line ``UsageError`` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(RAY_MISSING) from None
+    return ray
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundPlan:
+    """What every worker does in one round."""
+
+    steps: int
+    """Vector steps each worker plays."""
+    learn: bool
+    """Whether the round ends in the program's updates (False: the budget's last, partial round,
+    played but not learned from, as a single-process learner stops mid-rollout)."""
+    steps_done: int
+    """The unit's agent steps before the round, all workers together (schedules run on it)."""
+    budget_steps: int
+    """The unit's budget in agent steps, all workers together."""
+
+
+class WorkerProgram(abc.ABC):
+    """One algorithm's side of a data-parallel worker. Built (and pickled) in the driver, then
+    :meth:`setup` runs in the worker process once the process group is up."""
+
+    @abc.abstractmethod
+    def setup(self, env, rank: int, world_size: int, averager: GradientAverager, state: Any, seed: int) -> None:
+        """Build the learner over ``env`` (this worker's environments) from ``state`` (the
+        synchronized state, identical on every rank; None: the program's fresh start, which
+        must then be the same on every rank, e.g. drawn from a seed shared by all)."""
+
+    @abc.abstractmethod
+    def play_round(self, plan: RoundPlan) -> dict[str, float]:
+        """Play ``plan.steps`` vector steps and (``plan.learn``) update with averaged gradients;
+        return statistics (numbers) for the driver's logs."""
+
+    @abc.abstractmethod
+    def state(self) -> Any:
+        """The synchronized learner state (weights, optimizer, counters): what a restarted group
+        and the agent's checkpoint start from. Picklable (tensors on the CPU)."""
+
+    def last_batch(self) -> Any:
+        """The data of the worker's last update (to check the averaged update against one
+        process's); None if the program does not keep it."""
+        return None
+
+
+class GradientAverager:
+    """Averages gradients across the process group's workers and times it (the benchmark's
+    communication share)."""
+
+    def __init__(self, world_size: int):
+        self.world_size = int(world_size)
+        #: seconds spent in all-reduce calls (waiting for the slowest worker included)
+        self.seconds = 0.0
+        #: all-reduce calls made
+        self.calls = 0
+
+    def average(self, parameters) -> None:
+        """Replace every parameter's gradient by its mean over the workers: one all-reduce of all
+        gradients flattened into one buffer (the ``AllReduce(G)`` of Algorithm 2)."""
+        grads = [p.grad for p in parameters if p.grad is not None]
+        if not grads or self.world_size == 1:
+            return
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        self._all_reduce_mean(flat)
+        offset = 0
+        for g in grads:
+            g.copy_(flat[offset : offset + g.numel()].view_as(g))
+            offset += g.numel()
+
+    def ddp_hook(self, state, bucket):  # no annotations: DDP checks them, and they are strings here
+        """A ``DistributedDataParallel`` communication hook (``state`` unused): the same mean,
+        timed, done in place (synchronously) on each ``dist.GradBucket`` DDP hands over;
+        returns a completed ``torch.futures.Future``."""
+        buffer = bucket.buffer()
+        self._all_reduce_mean(buffer)
+        future: torch.futures.Future = torch.futures.Future()
+        future.set_result(buffer)
+        return future
+
+    def _all_reduce_mean(self, tensor: torch.Tensor) -> None:
+        start = time.perf_counter()
+        dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
+        tensor.div_(self.world_size)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+
+
+def worker_seed(unit_seed: int, steps_done: int, rank: int, restart: int) -> int:
+    """A seed per worker, different after every resume and every restart (fresh environments
+    should not replay the episodes they began with)."""
+    return int(np.random.SeedSequence([int(unit_seed), int(steps_done), int(rank), int(restart)]).generate_state(1)[0])
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        return int(s.getsockname()[1])
+
+
+class DataParallelWorker:
+    """One worker (a Ray actor): its environments, its collector, its place in the process group."""
+
+    def __init__(
+        self, program: WorkerProgram, env_factory, rank: int, world_size: int, num_envs: int, seed: int, threads: int
+    ):
+        # A failure here is kept for ready(), where Ray reports it as the exception it was (a
+        # constructor's exception only comes back as "the actor died").
+        self._init_error: Exception | None = None
+        self.program, self.rank, self.world_size, self.seed = program, int(rank), int(world_size), int(seed)
+        try:
+            torch.set_num_threads(max(1, int(threads)))
+            self.env, self.collector = env_factory(num_envs, self.seed, worker=rank, workers=world_size)
+        except Exception as exc:
+            self._init_error = exc
+
+    def ready(self, pid_dir: str | None) -> tuple[int, int]:
+        """(sub-environments, process id), once built; the pid is also written to
+        ``pid_dir/rank<R>.pid`` (to see, or stop, a worker of a running unit)."""
+        if self._init_error is not None:
+            raise self._init_error
+        if pid_dir:
+            Path(pid_dir).mkdir(parents=True, exist_ok=True)
+            (Path(pid_dir) / f"rank{self.rank}.pid").write_text(str(os.getpid()))
+        return int(self.env.num_envs), os.getpid()
+
+    def address(self) -> tuple[str, int]:
+        """Where the process group meets: this node's address and a free port (asked of rank 0)."""
+        import ray
+
+        return ray.util.get_node_ip_address(), _free_port()
+
+    def join(self, host: str, port: int, state: Any, timeout_s: float) -> None:
+        """Join the process group and build the learner from ``state`` (the program resets the
+        env, with this worker's seed)."""
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        dist.init_process_group(
+            backend,
+            init_method=f"tcp://{host}:{port}",
+            rank=self.rank,
+            world_size=self.world_size,
+            timeout=datetime.timedelta(seconds=timeout_s),
+        )
+        self.averager = GradientAverager(self.world_size)
+        self.program.setup(self.env, self.rank, self.world_size, self.averager, state, self.seed)
+
+    def play_round(self, plan: RoundPlan) -> tuple[Any, dict[str, float], Any]:
+        """(sealed episode report, statistics, rank 0's state or None) of one round."""
+        start, comm = time.perf_counter(), self.averager.seconds
+        stats = dict(self.program.play_round(plan))
+        stats["round_seconds"] = time.perf_counter() - start
+        stats["communication_seconds"] = self.averager.seconds - comm
+        return self.collector.report(), stats, self.program.state() if self.rank == 0 else None
+
+    def last_batch(self) -> Any:
+        return self.program.last_batch()
+
+    def state(self) -> Any:
+        """This worker's learner state (every rank's equals rank 0's after a round)."""
+        return self.program.state()
+
+    def ping(self) -> int:
+        return self.rank
+
+
+@dataclasses.dataclass
+class RoundResult:
+    """What a completed round gives the driver."""
+
+    reports: list[Any]
+    """Each worker's sealed episode report, in rank order (for ``ctx.report_remote_episodes``)."""
+    stats: list[dict[str, float]]
+    """Each worker's statistics, in rank order."""
+    state: Any
+    """The synchronized learner state after the round."""
+
+
+class WorkerLost(Exception):
+    """A worker of the group died during a round."""
+
+
+class DataParallelGroup:
+    """The driver's side: starts the workers, plays rounds, restarts a group that lost a worker."""
+
+    #: seconds the workers may take to build their environments
+    start_timeout = 600.0
+
+    def __init__(
+        self,
+        ray,
+        env_factory,
+        program: WorkerProgram,
+        *,
+        workers: int,
+        envs_per_worker: int,
+        unit_seed: int,
+        worker_cpus: float,
+        worker_gpus: float = 0.0,
+        max_restarts: int = 3,
+        timeout_s: float = 600.0,
+        pid_dir: str | None = None,
+    ):
+        self.ray, self.env_factory, self.program = ray, env_factory, program
+        self.workers, self.envs_per_worker = int(workers), int(envs_per_worker)
+        self.unit_seed, self.worker_cpus, self.worker_gpus = unit_seed, float(worker_cpus), float(worker_gpus)
+        self.max_restarts, self.timeout_s, self.pid_dir = int(max_restarts), float(timeout_s), pid_dir
+        #: restarts done so far (each after a lost worker)
+        self.restarts = 0
+        #: the state the group (re)starts from: the last completed round's
+        self.state: Any = None
+        self.actors: list[Any] = []
+        self.pids: list[int] = []
+
+    # -- starting -------------------------------------------------------------------------------
+    def check_resources(self) -> None:
+        """A one-line ``UsageError`` if the cluster cannot hold the workers at once."""
+        need = self.workers * self.worker_cpus
+        have = self.ray.cluster_resources().get("CPU", 0.0)
+        if need > have + 1e-9:
+            raise UsageError(
+                f"{self.workers} workers x worker_cpus={self.worker_cpus:g} need {need:g} CPUs but Ray has "
+                f"{have:g}; lower workers or worker_cpus (worker_cpus=0.5 lets two workers share a CPU), "
+                "or run on a larger Ray cluster (--executor ray --address ...)"
+            )
+
+    def start(self, state: Any, steps_done: int) -> None:
+        """Start the workers from ``state`` (None: the program's fresh start)."""
+        self.check_resources()
+        self.state = state
+        remote = self.ray.remote(DataParallelWorker)
+        threads = max(1, int(self.worker_cpus))
+        self.actors = [
+            remote.options(num_cpus=self.worker_cpus, num_gpus=self.worker_gpus, max_restarts=0).remote(
+                self.program,
+                self.env_factory,
+                rank,
+                self.workers,
+                self.envs_per_worker,
+                worker_seed(self.unit_seed, steps_done, rank, self.restarts),
+                threads,
+            )
+            for rank in range(self.workers)
+        ]
+        ready = [a.ready.remote(self.pid_dir) for a in self.actors]
+        done, _ = self.ray.wait(ready, num_returns=len(ready), timeout=self.start_timeout)
+        if len(done) < len(ready):
+            self._get(done)  # a worker that failed to start says why
+            self.stop()
+            raise UsageError(
+                f"{len(ready) - len(done)} of {len(ready)} data-parallel workers did not start within "
+                f"{self.start_timeout:g} s; lower workers or worker_cpus"
+            )
+        self.pids = [pid for _n, pid in self._get(ready)]
+        host, port = self._get(self.actors[0].address.remote())
+        joins = [actor.join.remote(host, port, state, self.timeout_s) for actor in self.actors]
+        self._get(joins)
+
+    def stop(self) -> None:
+        for actor in self.actors:
+            try:
+                self.ray.kill(actor)
+            except Exception:  # pragma: no cover - already gone
+                pass
+        self.actors = []
+
+    # -- rounds ---------------------------------------------------------------------------------
+    def play_round(self, plan: RoundPlan) -> RoundResult:
+        """Play one round on every worker; after a lost worker, restart the group from the last
+        completed round's state and play the round again (up to ``max_restarts`` times)."""
+        while True:
+            try:
+                result = self._round(plan)
+            except WorkerLost as lost:
+                self.stop()
+                if self.restarts >= self.max_restarts:
+                    raise RuntimeError(
+                        f"a data-parallel worker was lost ({lost}) after {self.restarts} restarts in this unit; "
+                        "resume the run to continue from its last checkpoint"
+                    ) from None
+                self.restarts += 1
+                self.start(self.state, plan.steps_done)
+                continue
+            self.state = result.state
+            return result
+
+    def _round(self, plan: RoundPlan) -> RoundResult:
+        refs = [actor.play_round.remote(plan) for actor in self.actors]
+        pending = list(refs)
+        while pending:
+            done, pending = self.ray.wait(pending, num_returns=1, timeout=self.timeout_s)
+            if not done:
+                raise WorkerLost(f"no worker finished its round within {self.timeout_s:g} s")
+            try:
+                self.ray.get(done[0])
+            except self.ray.exceptions.RayActorError as exc:
+                raise WorkerLost(f"rank {refs.index(done[0])} died: {type(exc).__name__}") from None
+            except self.ray.exceptions.RayTaskError:
+                # A survivor's collective fails when a peer dies: a lost worker if any is gone,
+                # else the program's own error (raised as it is).
+                dead = self._dead_ranks()
+                if dead:
+                    raise WorkerLost(f"rank {dead[0]} died") from None
+                self._get(done[0])
+        answers = self.ray.get(refs)
+        return RoundResult([a[0] for a in answers], [a[1] for a in answers], answers[0][2])
+
+    def _dead_ranks(self) -> list[int]:
+        dead = []
+        for rank, actor in enumerate(self.actors):
+            try:
+                self.ray.get(actor.ping.remote(), timeout=30)
+            except Exception:
+                dead.append(rank)
+        return dead
+
+    def _get(self, refs):
+        """``ray.get`` that turns a worker's UsageError back into a UsageError."""
+        try:
+            return self.ray.get(refs)
+        except self.ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, UsageError):
+                raise UsageError(str(cause)) from None
+            raise
