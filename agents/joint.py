@@ -29,16 +29,32 @@ import dataclasses
 import importlib
 
 from benchgen.agent import AgentSpec
+from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
+
+#: the joint agents' own per-suite defaults, over their single-task agent's: Gotta Learn Fast's
+#: distributed setups. Joint PPO (section 4.5): "188 parallel workers, each of which is assigned
+#: a level from the training set" (one sub-environment each; 188 = 4 x 47 training levels).
+JOINT_SUITE_DEFAULTS: dict[str, dict[str, dict[str, object]]] = {
+    "ppo_joint": {"sonic": {"workers": 188, "envs_per_worker": 1}},
+}
+
+#: the paper's setup each joint agent falls short of in one process (named in the run's plan)
+PAPER_SETUPS = {
+    "ppo_joint": "188 workers, one training level each, gradients averaged; Nichol et al. 2018 section 4.5",
+}
 
 
 def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
-    """The joint-training twin of ``spec``: same algorithm and settings, ``joint=True``."""
+    """The joint-training twin of ``spec``: same algorithm and settings, ``joint=True``, with the
+    joint agent's own suite defaults (:data:`JOINT_SUITE_DEFAULTS`) over the single agent's."""
+    defaults = {k: dict(v) for k, v in spec.suite_defaults.items()}
+    for suite, values in JOINT_SUITE_DEFAULTS.get(name, {}).items():
+        defaults.setdefault(suite, {}).update(values)
+    check = spec.check_config
+    if name in PAPER_SETUPS:
+        check = WorkerSettingsCheck(name, PAPER_SETUPS[name])
     return dataclasses.replace(
-        spec,
-        name=name,
-        joint=True,
-        description=description,
-        suite_defaults={k: dict(v) for k, v in spec.suite_defaults.items()},
+        spec, name=name, joint=True, description=description, suite_defaults=defaults, check_config=check
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
 from benchgen_agents.ppo.config import PPOConfig
 
 DEFAULTS_DIR = Path(__file__).with_name("defaults")
@@ -54,6 +55,7 @@ SPECS = [
         description="PPO (stable-baselines3): Nature-CNN actor-critic; RL Zoo Atari / Sonic-paper settings",
         default_num_envs=DEFAULT_NUM_ENVS,
         suite_defaults=SUITE_DEFAULTS,
+        check_config=WorkerSettingsCheck("ppo"),
     )
 ]
 

@@ -22,12 +22,14 @@ def test_joint_specs_share_the_single_task_algorithms():
     base = ppo.SPECS[0]
     pj = specs["ppo_joint"]
     assert pj.joint and not base.joint
-    assert (pj.config_class, pj.factory, pj.suite_defaults, pj.default_num_envs) == (
+    assert (pj.config_class, pj.factory, pj.default_num_envs) == (
         base.config_class,
         base.factory,
-        base.suite_defaults,
         base.default_num_envs,
     )
+    # the single agent's suite settings, plus the paper's data-parallel setup (188 workers on Sonic)
+    assert pj.suite_defaults["sonic"] == {**base.suite_defaults["sonic"], "workers": 188, "envs_per_worker": 1}
+    assert base.suite_defaults["atari_saber"] == pj.suite_defaults["atari_saber"]
     if importlib.util.find_spec("benchgen_agents.rainbow_iqn") is not None:
         from benchgen_agents.rainbow import SPECS as RAINBOW
         from benchgen_agents.rainbow_iqn import SPECS as RAINBOW_IQN

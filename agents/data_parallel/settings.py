@@ -1,0 +1,46 @@
+"""The plan-time check of a data-parallel agent's worker settings (``AgentSpec.check_config``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+from benchgen.errors import UsageError
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerSettingsCheck:
+    """``check_config(config, run)`` for an agent with ``workers``, ``worker_cpus`` and
+    ``envs_per_worker`` settings: refuses, before anything is written, more workers than a local
+    run's machine can hold, and says in the plan how the agent will train."""
+
+    agent: str
+    """The agent's name, for the plan's line."""
+    paper_setup: str = ""
+    """The paper's setup, named in the plan when the agent falls back to one process (empty: the
+    agent has no distributed setup of its own to fall short of)."""
+
+    def __call__(self, config: Any, run: Any) -> list[str]:
+        workers = int(config.workers)
+        if workers == 0:
+            if not self.paper_setup:
+                return []
+            return [
+                f"{self.agent}: one process over all sub-environments (workers=0), not the paper's setup "
+                f"({self.paper_setup}); --set workers=N trains with N data-parallel workers"
+            ]
+        need = workers * float(config.worker_cpus)
+        if run.executor == "local" and not run.ray_address:
+            cpus = len(os.sched_getaffinity(0))
+            if need > cpus:
+                raise UsageError(
+                    f"{self.agent}: workers={workers} x worker_cpus={config.worker_cpus:g} need {need:g} CPUs, "
+                    f"this machine has {cpus}: lower workers or worker_cpus (0.5 lets two workers share a "
+                    "CPU), or run on a Ray cluster (--executor ray --address HOST:PORT)"
+                )
+        envs = config.envs_per_worker or "one per task"
+        return [
+            f"{self.agent}: {workers} data-parallel workers (Ray actors) x {envs} sub-environments each, "
+            "gradients averaged at every step (torch.distributed); fine-tuning units run in one process"
+        ]
