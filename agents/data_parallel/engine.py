@@ -224,6 +224,12 @@ class DataParallelWorker:
         """This worker's learner state (every rank's equals rank 0's after a round)."""
         return self.program.state()
 
+    def peak_memory_bytes(self) -> int:
+        """This worker process's peak resident memory (Linux ``ru_maxrss``, in kilobytes there)."""
+        import resource
+
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
     def ping(self) -> int:
         return self.rank
 
