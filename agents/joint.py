@@ -1,13 +1,18 @@
 """Joint training (Nichol et al. 2018, "Gotta Learn Fast"): ``ppo_joint``, ``rainbow_joint``
 (the paper's two joint baselines) and ``rainbow_iqn_joint`` (SABER's agent trained the same way).
 
-A joint agent is the same algorithm as its single-task agent (same config class, factory and
-per-suite defaults): one policy over a vector env whose sub-environments play every train task
-of the split. What makes it joint is the runner's plan (``AgentSpec.joint = True``), per seed:
+A joint agent is the same algorithm as its single-task agent (same config class and factory;
+its single agent's per-suite defaults plus the paper's distributed setup,
+:data:`JOINT_SUITE_DEFAULTS`). What makes it joint is the runner's plan (``AgentSpec.joint =
+True``), per seed:
 
-1. a ``joint`` unit: sub-environments cycled over the split's train tasks, at least one per task
-   (the paper's workers "each on one training level", gradients averaged every step: here one
-   SB3 update over the batch of all sub-environments, which is the same average);
+1. a ``joint`` unit: one policy on the split's train tasks. With ``workers=N`` (on Sonic the
+   paper's: 188 for PPO), N data-parallel workers (:mod:`benchgen_agents.data_parallel`), each
+   with its own sub-environments (PPO: one training level each, cycled over the train tasks) and
+   its own rollouts, average their gradients at every step, as the paper's workers did; with
+   ``workers=0``, one process steps sub-environments cycled over the train tasks (at least one
+   per task) and takes one update per minibatch over all of them, a fallback the run's plan says
+   is not the paper's setup;
 2. ``zeroshot`` units: the joint policy, not learning, on every train and test task;
 3. with ``--finetune``, ``finetune`` units: each test task from the joint unit's final checkpoint,
    under the suite's test protocol, nothing shared between test tasks.

@@ -27,6 +27,9 @@ recorded. No public call seals chosen facts; the key travels inside the factory 
 the agent starts, so the seal keeps the protocol checkable, it does not stop agent code that
 sets out to read the key (agents run in the runner's process in any case).
 
+``factory(num_envs, seed, worker=w, workers=W)`` builds worker ``w``'s share of a data-parallel
+agent's ``W`` workers (see :meth:`RemoteEnvFactory.suite_env`).
+
 A worker's episodes are recorded with ``env_index = worker * num_envs + i``, ``i`` being the
 sub-environment of its env: workers built with the same ``num_envs`` and distinct ``worker``
 numbers record distinct indices. Frames count when their report arrives: play never reported
@@ -216,14 +219,18 @@ class RemoteEnvFactory(abc.ABC):
         self.key = key
 
     @abc.abstractmethod
-    def suite_env(self, num_envs: int, seed: int) -> SuiteVectorEnv:
-        """The unit's suite env with ``num_envs`` sub-environments (a joint unit's: at least one
-        per task), seeded with ``seed``."""
+    def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1) -> SuiteVectorEnv:
+        """The unit's suite env with ``num_envs`` sub-environments, seeded with ``seed``. A joint
+        unit's tasks: with ``workers == 1`` at least one sub-environment per task; the workers of
+        a data-parallel agent (``workers > 1``) divide them, worker ``w``'s sub-environment ``i``
+        playing task ``(w * num_envs + i) % T``."""
 
     def agent_wrappers(self, env: gym.vector.VectorEnv) -> gym.vector.VectorEnv:
         """The suite's agent-side wrappers for the agent, over the collector (none by default)."""
         return env
 
-    def __call__(self, num_envs: int, seed: int, worker: int = 0) -> tuple[gym.vector.VectorEnv, EpisodeCollector]:
-        collector = EpisodeCollector(self.suite_env(num_envs, seed), self.key, worker)
+    def __call__(
+        self, num_envs: int, seed: int, worker: int = 0, workers: int = 1
+    ) -> tuple[gym.vector.VectorEnv, EpisodeCollector]:
+        collector = EpisodeCollector(self.suite_env(num_envs, seed, worker, workers), self.key, worker)
         return self.agent_wrappers(collector), collector

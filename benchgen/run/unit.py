@@ -115,8 +115,9 @@ class UnitEnvFactory(RemoteEnvFactory):
 
         return resolve_from_meta(get_registry(), RunDir(self.run_dir).meta())
 
-    def suite_env(self, num_envs: int, seed: int):
-        return self._run().suite.make_env(env_tasks(self.tasks, num_envs), seed=seed, mode="train")
+    def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
+        tasks = worker_tasks(self.tasks, num_envs, worker, workers)
+        return self._run().suite.make_env(tasks, seed=seed, mode="train")
 
     def agent_wrappers(self, env):
         r = self._run()
@@ -128,6 +129,18 @@ def env_tasks(tasks: list[str], num_envs: int) -> list[str]:
     if len(set(tasks)) > 1:
         return [tasks[i % len(tasks)] for i in range(max(num_envs, len(tasks)))]
     return tasks[:1] * num_envs
+
+
+def worker_tasks(tasks: list[str], num_envs: int, worker: int, workers: int) -> list[str]:
+    """The tasks of worker ``worker``'s ``num_envs`` sub-environments when ``workers`` workers share
+    a unit (:meth:`benchgen.remote.RemoteEnvFactory.suite_env`): one worker has
+    :func:`env_tasks`; several take the unit's distinct tasks in turn, sub-environment ``i`` of
+    worker ``w`` playing task ``(w * num_envs + i) % T`` (188 workers of one sub-environment on
+    47 tasks: 4 workers per task, as Nichol et al. 2018 ran joint PPO)."""
+    if workers <= 1:
+        return env_tasks(tasks, num_envs)
+    distinct = list(dict.fromkeys(tasks))
+    return [distinct[(worker * num_envs + i) % len(distinct)] for i in range(num_envs)]
 
 
 def build_agent(r: ResolvedRun, env) -> Agent:

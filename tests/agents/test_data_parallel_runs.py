@@ -1,0 +1,135 @@
+"""`benchgen run ... ppo_joint --set workers=N` end to end: data-parallel workers (Ray actors) play
+the unit's tasks, the run's process records every worker's episode under the joint unit, the
+checkpoints load in the zero-shot units, and a worker killed mid-run is replaced without losing
+or doubling a recorded episode: the run ends whole, like a run without the fault."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli, start_cli
+
+pytest.importorskip("ray")
+
+PLUGINS = "tests.fixture_plugins.vector_suite"
+#: 3 chain tasks over 2 workers: 2 sub-environments each; a round is 2 x 2 x 16 steps x 4 frames
+ROUND_FRAMES = 2 * 2 * 16 * 4
+
+
+def _args(out: Path, budget: int) -> list[str]:
+    return [
+        "run",
+        "chain",
+        "ppo_joint",
+        "--split",
+        "all",
+        "--frames",
+        str(budget),
+        "--set",
+        "workers=2",
+        "--set",
+        "worker_cpus=0.5",
+        "--set",
+        "policy=MlpPolicy",
+        "--set",
+        "n_steps=16",
+        "--set",
+        "batch_size=32",
+        "--set",
+        "zeroshot_episodes=2",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+
+
+def _store(out: Path):
+    conn = sqlite3.connect(out / "results.sqlite")
+    conn.row_factory = sqlite3.Row
+    units = {r["unit_id"]: dict(r) for r in conn.execute("SELECT * FROM units")}
+    episodes = [dict(r) for r in conn.execute("SELECT * FROM episodes ORDER BY id")]
+    conn.close()
+    return units, episodes
+
+
+def _check_whole(out: Path, budget: int) -> tuple[dict, list]:
+    """Every unit done; the joint unit used its budget exactly; every task's episodes are numbered
+    0, 1, 2, ... with nothing missing or doubled; the zero-shot units played from its checkpoint."""
+    units, episodes = _store(out)
+    assert {u["status"] for u in units.values()} == {"done"}
+    joint = next(u for u in units.values() if u["phase"] == "joint")
+    assert joint["frames_done"] == budget
+    mine = [e for e in episodes if e["unit_id"] == joint["unit_id"]]
+    assert {e["task"] for e in mine} == {"chain-8", "chain-12", "chain-20"}
+    for task in {e["task"] for e in mine}:
+        numbers = [e["episode"] for e in mine if e["task"] == task]
+        assert numbers == list(range(len(numbers)))
+    assert {e["env_index"] for e in mine} == {0, 1, 2, 3}  # 2 workers x 2 sub-environments
+    assert max(e["frames_total"] for e in mine) <= budget
+    last = out / joint["last_checkpoint"]
+    assert (last / "ppo.pt").is_file()
+    zeroshot = [u for u in units.values() if u["phase"] == "zeroshot"]
+    assert len(zeroshot) == 3 and all(u["init_checkpoint"] == joint["last_checkpoint"] for u in zeroshot)
+    return units, mine
+
+
+def test_a_joint_run_with_two_workers_records_every_workers_episodes(tmp_path):
+    budget = 6 * ROUND_FRAMES
+    proc = run_cli(*_args(tmp_path / "run", budget), plugins=PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "2 data-parallel workers" in proc.stderr  # the plan says how it trains
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (meta["agent_config"]["workers"], meta["agent_config"]["worker_cpus"]) == (2, 0.5)
+    _check_whole(tmp_path / "run", budget)
+
+
+def test_more_workers_than_cpus_are_refused_before_anything_is_written(tmp_path):
+    args = _args(tmp_path / "run", ROUND_FRAMES)
+    args[args.index("worker_cpus=0.5")] = f"worker_cpus={len(os.sched_getaffinity(0))}"
+    proc = run_cli(*args, plugins=PLUGINS)
+    assert proc.returncode == 2 and "need" in proc.stderr and "CPUs" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_run_ends_whole(tmp_path):
+    budget = 40 * ROUND_FRAMES
+    out = tmp_path / "run"
+    proc = start_cli(*_args(out, budget), plugins=PLUGINS)
+    pid_file = out / "units" / "joint-all-s0" / "workers" / "rank1.pid"
+    deadline = time.time() + 240
+    killed = None
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            if pid_file.is_file() and (out / "results.sqlite").is_file():
+                _units, episodes = _store(out)
+                if len(episodes) >= 10:  # a few rounds recorded: kill rank 1 mid-run
+                    killed = int(pid_file.read_text())
+                    os.kill(killed, signal.SIGKILL)
+                    break
+            time.sleep(0.2)
+        _stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert killed is not None, "the run finished before a worker could be killed; raise the budget"
+    assert proc.returncode == 0, stderr[-3000:]
+    assert int(pid_file.read_text()) != killed  # rank 1 is a new process
+    units, mine = _check_whole(out, budget)
+    restarts = _scalar(out / "tb" / "joint-all-s0", "data_parallel/restarts")
+    assert max(restarts) == 1.0
+
+
+def _scalar(directory: Path, tag: str) -> list[float]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(directory))
+    acc.Reload()
+    return [e.value for e in acc.Scalars(tag)]
