@@ -79,7 +79,7 @@ class ChainEnvFactory(RemoteEnvFactory):
         super().__init__(key)
         self.task, self.num_actions = task, num_actions
 
-    def suite_env(self, num_envs: int, seed: int):
+    def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
         env = SUITE.make_env([self.task] * num_envs, seed)
         return env if self.num_actions == 3 else ChainVectorEnv(env.tasks, seed, self.num_actions)
 
