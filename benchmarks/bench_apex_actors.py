@@ -56,7 +56,7 @@ class AtariActorEnvs(RemoteEnvFactory):
 
         return get_registry().suite("atari_saber")
 
-    def suite_env(self, num_envs: int, seed: int):
+    def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
         return self._suite().make_env([self.game] * num_envs, seed=seed, mode="train")
 
     def agent_wrappers(self, env):
