@@ -23,9 +23,10 @@ timesteps altogether. Fine-tuning units get the suite's per-task protocol budget
 ``finetune_budget``).
 
 Each joint agent reuses its single-task agent's spec (``benchgen_agents.ppo``, ``.rainbow``,
-``.rainbow_iqn``); one whose package is absent is not registered. The paper's joint Rainbow drew a new training level at every
-episode in each environment; here each sub-environment keeps its train task, which covers the
-same tasks with the same weight.
+``.rainbow_iqn``); one whose package is absent is not registered. ``rainbow_joint`` plays
+"joint environments" (:mod:`benchgen.joint_env`), each drawing a new training level at every
+episode, as the paper's joint Rainbow did; ``--task-sampling fixed`` (the others' default) keeps
+one task per sub-environment instead.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ JOINT_SUITE_DEFAULTS: dict[str, dict[str, dict[str, object]]] = {
     "ppo_joint": {"sonic": {"workers": 188, "envs_per_worker": 1}},
 }
 
+#: joint agents whose environments draw a new task every episode (``AgentSpec.task_sampling``):
+#: joint Rainbow's "joint environments" (section 4.6, Algorithm 2)
+TASK_SAMPLING = {"rainbow_joint": "episode"}
+
 #: the paper's setup each joint agent falls short of in one process (named in the run's plan)
 PAPER_SETUPS = {
     "ppo_joint": "188 workers, one training level each, gradients averaged; Nichol et al. 2018 section 4.5",
@@ -59,7 +64,13 @@ def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
     if name in PAPER_SETUPS:
         check = WorkerSettingsCheck(name, PAPER_SETUPS[name])
     return dataclasses.replace(
-        spec, name=name, joint=True, description=description, suite_defaults=defaults, check_config=check
+        spec,
+        name=name,
+        joint=True,
+        description=description,
+        suite_defaults=defaults,
+        check_config=check,
+        task_sampling=TASK_SAMPLING.get(name, "fixed"),
     )
 
 

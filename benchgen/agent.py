@@ -246,6 +246,10 @@ class AgentSpec:
     given explicitly always wins. An unknown variant is refused in one line while the run
     resolves, before anything is written (:meth:`variant_defaults`). Empty: no variants."""
 
+    task_sampling: str = "fixed"
+    """How the agent's joint units give tasks to sub-environments unless the run says
+    (``--task-sampling``): "fixed" (one task each) or "episode" (a new task every episode,
+    :mod:`benchgen.joint_env`)."""
     check_config: Callable[[Any, Any], Sequence[str]] | None = None
     """``check_config(config, run)``, called while a run is resolved, before anything is written,
     with the resolved agent config and the :class:`benchgen.config.RunConfig`: raises

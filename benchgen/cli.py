@@ -109,6 +109,11 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
         help="reporting checkpoints in the budget unit",
     )
     p.add_argument("--num-envs", type=int, help="parallel sub-environments per unit")
+    p.add_argument(
+        "--task-sampling",
+        choices=["fixed", "episode"],
+        help="joint units: one task per sub-environment, or a new task every episode (default: the agent's)",
+    )
     p.add_argument("--out", type=_out_path, help="run directory (default runs/SUITE-AGENT-TIMESTAMP)")
     p.add_argument("--config", type=Path, help="YAML file of run/agent settings")
     p.add_argument(
@@ -392,7 +397,7 @@ def _run_config(args, registry):
         run_over["budget"] = suite.from_frames(args.frames)
     if args.timesteps is not None:
         run_over["budget"] = suite.from_timesteps(args.timesteps)
-    for key in ("checkpoints", "num_envs", "from_checkpoint", "executor", "jobs", "ray_address"):
+    for key in ("checkpoints", "num_envs", "task_sampling", "from_checkpoint", "executor", "jobs", "ray_address"):
         value = getattr(args, key)
         if value is not None:
             run_over[key] = value

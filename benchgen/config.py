@@ -46,6 +46,11 @@ class RunConfig:
     """Save a resumable checkpoint at least this often, in the budget unit (None: budget / 20)."""
     num_envs: int | None = None
     """Parallel sub-environments per unit (None: the agent's or the suite's default)."""
+    task_sampling: str | None = None
+    """How a unit that trains on several tasks (a joint unit) gives tasks to its sub-environments:
+    "fixed" (each keeps one task, the tasks cycled over the sub-environments, every task at least
+    once), "episode" (joint environments: each draws a new task at every episode, as Nichol et
+    al. 2018's joint Rainbow); None: the agent's default (``AgentSpec.task_sampling``)."""
     finetune: bool = False
     """Joint agents: after joint training, run the suite's test protocol on every test task from
     the joint checkpoint."""

@@ -28,6 +28,8 @@ from benchgen.suite import Split, Suite
 
 #: distributions whose versions every run records
 DEPENDENCIES = ("benchgen", "gymnasium", "ale-py", "stable-retro", "torch", "stable-baselines3", "numpy", "pluggy")
+#: values of ``RunConfig.task_sampling`` (see :mod:`benchgen.joint_env`)
+TASK_SAMPLINGS = ("fixed", "episode")
 #: the largest seed numpy's and torch's generators accept
 MAX_SEED = 2**32 - 1
 #: a budget beyond this (10^15 frames, years of emulation) is a typo, and would overflow SQLite
@@ -138,6 +140,10 @@ def resolve(
     agent_config = replace_config(
         agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)}, f"{spec.name} config"
     )
+    sampling = run.task_sampling or spec.task_sampling
+    if sampling not in TASK_SAMPLINGS:
+        raise UsageError(f"task_sampling must be one of {', '.join(TASK_SAMPLINGS)}, not '{sampling}'")
+    run = dataclasses.replace(run, task_sampling=sampling)  # resolved: saved in run.json
     if spec.check_config is not None:
         spec.check_config(agent_config, run)  # settings this run cannot use: one line, nothing written
     return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints, choice)
@@ -205,6 +211,8 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         when = f"every {schedule.interval_frames:,} training frames and " if schedule.interval_frames else ""
         policy = f"epsilon {schedule.epsilon}" if schedule.epsilon else "greedy"
         lines.append(f"  evaluation {quota} per task, {when}after training ({policy}), recorded as <phase>_eval")
+    if r.spec.joint and r.run.task_sampling == "episode":
+        lines.append("  joint environments: every training sub-environment draws a new task at every episode")
     if r.spec.check_config is not None:
         lines += [f"  {note}" for note in r.spec.check_config(r.agent_config, r.run)]
     for phase, members in by_phase.items():

@@ -116,8 +116,8 @@ class UnitEnvFactory(RemoteEnvFactory):
         return resolve_from_meta(get_registry(), RunDir(self.run_dir).meta())
 
     def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
-        tasks = worker_tasks(self.tasks, num_envs, worker, workers)
-        return self._run().suite.make_env(tasks, seed=seed, mode="train")
+        r = self._run()
+        return unit_suite_env(r, self.tasks, num_envs, seed, "train", worker, workers)
 
     def agent_wrappers(self, env):
         r = self._run()
@@ -141,6 +141,23 @@ def worker_tasks(tasks: list[str], num_envs: int, worker: int, workers: int) -> 
         return env_tasks(tasks, num_envs)
     distinct = list(dict.fromkeys(tasks))
     return [distinct[(worker * num_envs + i) % len(distinct)] for i in range(num_envs)]
+
+
+def unit_suite_env(
+    r: ResolvedRun, tasks: list[str], num_envs: int, seed: int, mode: str, worker: int = 0, workers: int = 1
+):
+    """A unit's suite env (of one of ``workers`` workers): a training unit of several tasks under
+    ``task_sampling`` "episode" gets joint environments (:class:`benchgen.joint_env.JointTaskVectorEnv`,
+    ``num_envs`` slots drawing a new task every episode); any other unit, sub-environments with
+    fixed tasks (:func:`worker_tasks`)."""
+    if mode == "train" and r.run.task_sampling == "episode" and len(set(tasks)) > 1:
+        from benchgen.joint_env import JointTaskVectorEnv
+
+        def make_one(task: str, one_seed: int):
+            return r.suite.make_env([task], seed=one_seed, mode=mode)
+
+        return JointTaskVectorEnv(make_one, tasks, num_envs, seed)
+    return r.suite.make_env(worker_tasks(tasks, num_envs, worker, workers), seed=seed, mode=mode)
 
 
 def build_agent(r: ResolvedRun, env) -> Agent:
@@ -189,8 +206,8 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
         # A different seed per resume keeps fresh environments from replaying the same episodes.
         env_seed = unit.seed * 1_000_003 + unit.frames_done
-        tasks_of_envs = env_tasks(unit.tasks, num_envs)
-        suite_env = r.suite.make_env(tasks_of_envs, seed=env_seed, mode="train" if unit.learn else "eval")
+        tasks_of_envs = env_tasks(unit.tasks, num_envs)  # evaluation rounds keep fixed tasks
+        suite_env = unit_suite_env(r, unit.tasks, num_envs, env_seed, "train" if unit.learn else "eval")
         task_done = _TaskProgress(progress, unit)
         recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
         env = r.suite.agent_wrappers(recorder, r.spec.needs)

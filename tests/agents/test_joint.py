@@ -239,6 +239,12 @@ def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
         "batch_size=32",
         "--set",
         "run.zeroshot_episodes=1",
+        # the paper's 188 workers do not fit this machine: 2 data-parallel workers (fine-tuning
+        # runs in one process)
+        "--set",
+        "workers=2",
+        "--set",
+        "worker_cpus=0.5",
         "--num-envs",
         "1",
         "--out",

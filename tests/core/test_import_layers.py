@@ -33,6 +33,7 @@ GROUND = {
     "benchgen.protocols",
     "benchgen.agent",
     "benchgen.remote",
+    "benchgen.joint_env",
     "benchgen.scoring",
     "benchgen.hookspecs",
     "benchgen.registry",
