@@ -42,6 +42,9 @@ from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
 #: a level from the training set" (one sub-environment each; 188 = 4 x 47 training levels).
 JOINT_SUITE_DEFAULTS: dict[str, dict[str, dict[str, object]]] = {
     "ppo_joint": {"sonic": {"workers": 188, "envs_per_worker": 1}},
+    # Joint Rainbow (section 4.6, Algorithm 2): "32 GPUs. Each GPU corresponds to a single worker,
+    # where each worker has its own replay buffer and eight environments"; N = 256 per worker
+    "rainbow_joint": {"sonic": {"workers": 32, "envs_per_worker": 8, "batch_size": 256}},
 }
 
 #: joint agents whose environments draw a new task every episode (``AgentSpec.task_sampling``):
@@ -51,6 +54,7 @@ TASK_SAMPLING = {"rainbow_joint": "episode"}
 #: the paper's setup each joint agent falls short of in one process (named in the run's plan)
 PAPER_SETUPS = {
     "ppo_joint": "188 workers, one training level each, gradients averaged; Nichol et al. 2018 section 4.5",
+    "rainbow_joint": "32 workers of 8 joint environments and batch 256, gradients all-reduced; Algorithm 2",
 }
 
 

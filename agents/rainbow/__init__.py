@@ -8,6 +8,7 @@ built, so ``benchgen list`` stays fast.
 from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
 from benchgen_agents.rainbow.config import SONIC_DEFAULTS, RainbowConfig
 
 
@@ -26,6 +27,7 @@ SPECS = [
         description="Rainbow (Hessel et al. 2018): C51 head, dueling noisy nets, double Q, 3-step PER replay",
         default_num_envs=1,
         suite_defaults={"sonic": dict(SONIC_DEFAULTS)},  # Gotta Learn Fast section 4.2
+        check_config=WorkerSettingsCheck("rainbow"),
     )
 ]
 

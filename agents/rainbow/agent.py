@@ -7,7 +7,9 @@ The parts, from ``benchgen_agents.value_based``:
   the priority; double-Q bootstrap action from the online net's mean);
 * learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` (random warm-up, noisy
   exploration, frame-once n-step prioritized replay, one update per 4 agent steps, target copies);
-* optimizer: Adam with Rainbow's learning rate and epsilon (below).
+* optimizer: Adam with Rainbow's learning rate and epsilon (below);
+* with ``workers > 0``: Gotta Learn Fast's Algorithm 2, data-parallel workers
+  (:mod:`benchgen_agents.rainbow.data_parallel`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,17 @@ class RainbowAgent(CategoricalHead, ValueBasedAgent):
 
     name = "rainbow"
     config: RainbowConfig
+
+    def learn(self, env, ctx) -> None:
+        """The single agent, or with ``workers`` (not in a fine-tuning unit) Algorithm 2's
+        data-parallel workers (:mod:`benchgen_agents.rainbow.data_parallel`), each building its
+        own environments (``env`` is then not stepped)."""
+        if self.config.workers and ctx.phase != "finetune" and not ctx.finished:
+            from benchgen_agents.rainbow.data_parallel import learn_data_parallel
+
+            learn_data_parallel(self, ctx)
+            return
+        super().learn(env, ctx)
 
     def make_optimizer(self, parameters) -> torch.optim.Optimizer:
         # Rainbow table 1: Adam, lr 6.25e-5, eps 1.5e-4.

@@ -59,8 +59,37 @@ class RainbowConfig(ValueBasedConfig):
     adam_eps: float = 1.5e-4
     """Adam epsilon (Rainbow: 1.5e-4)."""
 
+    # -- data-parallel joint training (Gotta Learn Fast, section 4.6 and Algorithm 2) ----------
+    workers: int = 0
+    """Data-parallel workers (Ray actors) of a learning unit other than fine-tuning, each running
+    Algorithm 2 on its own environments and its own replay, gradients all-reduced (averaged) at
+    every update. 0: the single-process agent (benchgen's fallback, not the paper's joint setup).
+    Joint Rainbow on Sonic: 32 (Nichol et al. 2018: "32 GPUs. Each GPU corresponds to a single
+    worker"). Fine-tuning units always run in one process."""
+    envs_per_worker: int = 8
+    """Sub-environments per worker ("each worker has its own replay buffer and eight environments")."""
+    round_steps: int = 250
+    """Vector steps each worker plays between two reports to the unit's process (its episodes
+    recorded, the synchronized state kept for checkpoints and restarts): a lost worker costs at
+    most a round; benchgen's choice, not the paper's."""
+    worker_cpus: float = 1.0
+    """CPUs Ray reserves for each worker (0.5 lets two workers share a CPU); its torch threads."""
+    worker_restarts: int = 3
+    """Times a unit restarts its worker group after losing a worker (from the last round's state;
+    the replays start empty) before it fails and the runner's retry resumes it."""
+    worker_timeout_s: float = 600.0
+    """Seconds a round may take before the group counts a worker as lost."""
+
     def _validate(self) -> None:
         super()._validate()
+        for name in ("workers", "worker_restarts"):
+            check_int(name, getattr(self, name), minimum=0)
+        for name in ("envs_per_worker", "round_steps"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_number("worker_cpus", self.worker_cpus, self.worker_cpus >= 0, "non-negative")
+        check_number("worker_timeout_s", self.worker_timeout_s, self.worker_timeout_s > 0, "positive")
+        if self.workers and self.actor_priorities:
+            raise UsageError("actor_priorities is for Ape-X actors; data-parallel workers (workers > 0) do not use it")
         check_int("num_atoms", self.num_atoms, minimum=2)
         for name in ("v_min", "v_max"):
             check_number(name, getattr(self, name), True, "a finite number")

@@ -134,6 +134,7 @@ class ValueBasedAgent(Agent):
 
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        self.reduce_gradients()
         if cfg.max_grad_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.online.parameters(), cfg.max_grad_norm)
         self.optimizer.step()
@@ -142,6 +143,11 @@ class ValueBasedAgent(Agent):
         self.replay.update_priorities(batch["indices"], stats[:-1])  # priorities from the per-sample loss
         self.counters["updates"] += 1
         return float(stats[:-1].mean()), float(stats[-1])
+
+    def reduce_gradients(self) -> None:
+        """Between the backward pass and the norm clip and optimizer step: nothing in one process;
+        a data-parallel worker averages the gradients over the workers here (Algorithm 2 of
+        Nichol et al. 2018, ``G_agg <- AllReduce(G)``)."""
 
     @torch.no_grad()
     def insert_pending_priorities(self) -> None:

@@ -35,11 +35,11 @@ def test_joint_specs_share_the_single_task_algorithms():
         from benchgen_agents.rainbow_iqn import SPECS as RAINBOW_IQN
 
         rj, iqn = specs["rainbow_joint"], specs["rainbow_iqn_joint"]
-        assert rj.joint and (rj.config_class, rj.factory, rj.suite_defaults) == (
-            RAINBOW[0].config_class,
-            RAINBOW[0].factory,
-            RAINBOW[0].suite_defaults,
-        )
+        assert rj.joint and (rj.config_class, rj.factory) == (RAINBOW[0].config_class, RAINBOW[0].factory)
+        # Algorithm 2's setup on Sonic (32 workers x 8 joint environments, batch 256), joint environments
+        setup = {"workers": 32, "envs_per_worker": 8, "batch_size": 256}
+        assert rj.suite_defaults["sonic"] == {**RAINBOW[0].suite_defaults["sonic"], **setup}
+        assert (rj.task_sampling, pj.task_sampling, iqn.task_sampling) == ("episode", "fixed", "fixed")
         assert iqn.joint and (iqn.config_class, iqn.factory) == (RAINBOW_IQN[0].config_class, RAINBOW_IQN[0].factory)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from benchgen.agent import AgentNeeds
 from benchgen.remote import EpisodeCollector, RemoteEnvFactory
+from benchgen_agents.rainbow.data_parallel import RainbowWorkerProgram
 
 
 class SuiteFactory(RemoteEnvFactory):
@@ -37,3 +38,13 @@ class SuiteFactory(RemoteEnvFactory):
     def __call__(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
         collector = EpisodeCollector(self.suite_env(num_envs, seed, worker, workers), self.key, worker)
         return self.agent_wrappers(collector), collector
+
+
+class QuietRainbowProgram(RainbowWorkerProgram):
+    """Algorithm 2's worker with NoisyNet noise off (the means only), so that a test can replay a
+    worker's update in one process: noise samples are per worker and not in the batch."""
+
+    def setup(self, env, rank, world_size, averager, state, seed):
+        super().setup(env, rank, world_size, averager, state, seed)
+        self.agent.online.set_noise(False)
+        self.agent.target.set_noise(False)
