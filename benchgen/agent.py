@@ -55,6 +55,12 @@ class TrainingContext(abc.ABC):
         """Agent steps taken so far in this unit, restored on resume."""
 
     @property
+    def fine_tuning(self) -> bool:
+        """Whether the unit fine-tunes a test task from a joint checkpoint (phase "finetune", or
+        "transfer_finetune" from an intermediate one)."""
+        return self.phase.endswith("finetune")
+
+    @property
     def reset_seed(self) -> int:
         """Seed for the agent's one ``env.reset``: the unit's seed on a fresh start, another one
         after each resume, so a resumed unit does not replay the episodes it began with."""

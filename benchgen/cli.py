@@ -123,6 +123,18 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
         "--finetune", action="store_true", help="joint agents: fine-tune on every test task after joint training"
     )
     p.add_argument("--from", dest="from_checkpoint", help="joint agents: start from this joint checkpoint directory")
+    p.add_argument(
+        "--transfer-every",
+        type=_count,
+        metavar="N",
+        help="joint agents: also evaluate zero-shot the joint checkpoints every N budget units (transfer curves)",
+    )
+    p.add_argument(
+        "--finetune-at",
+        type=_int_list,
+        metavar="P1,P2",
+        help="joint agents with --finetune: also fine-tune from the joint checkpoints at these points",
+    )
     p.add_argument("--executor", choices=["local", "ray"], help="where units run (default local)")
     p.add_argument("--jobs", type=int, help="local executor: units at once")
     p.add_argument(
@@ -397,7 +409,17 @@ def _run_config(args, registry):
         run_over["budget"] = suite.from_frames(args.frames)
     if args.timesteps is not None:
         run_over["budget"] = suite.from_timesteps(args.timesteps)
-    for key in ("checkpoints", "num_envs", "task_sampling", "from_checkpoint", "executor", "jobs", "ray_address"):
+    for key in (
+        "checkpoints",
+        "num_envs",
+        "task_sampling",
+        "from_checkpoint",
+        "transfer_every",
+        "finetune_at",
+        "executor",
+        "jobs",
+        "ray_address",
+    ):
         value = getattr(args, key)
         if value is not None:
             run_over[key] = value

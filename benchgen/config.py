@@ -65,6 +65,13 @@ class RunConfig:
     finetune_budget: int | None = None
     """Joint agents: budget per test task for fine-tuning (None: the suite's default budget scaled
     like the joint budget)."""
+    transfer_every: int | None = None
+    """Joint agents: also evaluate zero-shot, on every train and test task, the joint checkpoints
+    written every this many budget units (transfer curves, Nichol et al. 2018 Figure 4; None:
+    the final checkpoint only)."""
+    finetune_at: list[int] | None = None
+    """Joint agents with ``finetune``: also fine-tune every test task from the joint checkpoints
+    at these points, in the budget unit (None: from the final checkpoint only)."""
     executor: str = "local"
     """Where units run: 'local' (this process tree) or 'ray'."""
     jobs: int = 1

@@ -237,7 +237,7 @@ class PPOAgent(Agent):
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         if ctx.finished:
             return
-        if self.config.workers and ctx.phase != "finetune":
+        if self.config.workers and not ctx.fine_tuning:
             self._learn_data_parallel(ctx)
             return
         vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)

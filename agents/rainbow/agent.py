@@ -31,7 +31,7 @@ class RainbowAgent(CategoricalHead, ValueBasedAgent):
         """The single agent, or with ``workers`` (not in a fine-tuning unit) Algorithm 2's
         data-parallel workers (:mod:`benchgen_agents.rainbow.data_parallel`), each building its
         own environments (``env`` is then not stepped)."""
-        if self.config.workers and ctx.phase != "finetune" and not ctx.finished:
+        if self.config.workers and not ctx.fine_tuning and not ctx.finished:
             from benchgen_agents.rainbow.data_parallel import learn_data_parallel
 
             learn_data_parallel(self, ctx)

@@ -22,11 +22,26 @@ from benchgen.registry import get_registry
 from benchgen.results import figures
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
 from benchgen.results.rundir import RunDir, write_atomically
+from benchgen.results.transfer import (
+    CURVES,
+    TRANSFER_FINETUNE,
+    TRANSFER_ZEROSHOT,
+    has_transfer_units,
+    plot_transfer,
+    transfer_rows,
+)
 from benchgen.scoring import CLASSES
 from benchgen.suite import evaluated_phase
 
 #: the order phases are reported in
 PHASE_ORDER = ["train_eval", "train", "reeval", "joint_eval", "joint", "zeroshot", "finetune_eval", "finetune"]
+
+
+def to_budget_unit(meta: dict, frames: int) -> int:
+    """Emulator frames in the run's budget unit (whole agent steps for timesteps)."""
+    if meta.get("budget_unit", "frames") == "frames":
+        return int(frames)
+    return int(frames) // int(meta.get("frames_per_step", 1))
 
 
 def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
@@ -57,11 +72,21 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     store = RunDir(run_dir).store(readonly=True)
     try:
         units = store.units()
+        split = meta.get("split") or {}
+        transfer = (
+            transfer_rows(store, list(split.get("train", ())), list(split.get("test", ())))
+            if has_transfer_units(store)
+            else []
+        )
     finally:
         store.close()
     wanted = meta["run"]["zeroshot_episodes"]
     short = _short_zeroshot(runs, units, wanted)
-    phases = sorted(set(runs) | ({"zeroshot"} if short else set()), key=PHASE_ORDER.index)
+    # the transfer phases mix several joint checkpoints: reported as curves, not as a phase
+    phases = sorted(
+        {p for p in runs if p not in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)} | ({"zeroshot"} if short else set()),
+        key=PHASE_ORDER.index,
+    )
     default_budget = suite.default_budget
     report: dict[str, Any] = {
         "run_dir": str(run_dir),
@@ -85,6 +110,8 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         "seeds": meta["run"]["seeds"],
         "view_labels": views_of(meta),
         "phases": {},
+        # per seed and joint checkpoint: zero-shot and fine-tuning means (benchgen.results.transfer)
+        "transfer": [dict(row, joint_budget_units=to_budget_unit(meta, row["frames"])) for row in transfer],
     }
     for phase in phases:
         run = runs.get(phase)
@@ -232,6 +259,21 @@ def to_markdown(report: dict) -> str:
         if norm["unnormalized"]:
             out.append(f"\nReported raw, left out of the aggregates: {', '.join(sorted(norm['unnormalized']))}")
         out.append(f"\nMean raw score over tasks: {_fmt(sec['raw_mean'])}")
+    if report.get("transfer"):
+        out += ["", "## Transfer during joint training", ""]
+        out.append(
+            "Joint checkpoints evaluated zero-shot on every train and test task and fine-tuned on every "
+            "test task (raw scores; fine-tuning average: all episodes, final: the last 100), as in "
+            "Nichol et al. 2018, Figure 4. ![transfer curves](transfer.png)"
+        )
+        out += [
+            "",
+            f"| seed | joint {unit} | " + " | ".join(CURVES.values()) + " |",
+            "|---|---|" + "---|" * len(CURVES),
+        ]
+        for row in report["transfer"]:
+            values = " | ".join(_fmt(row[key]) for key in CURVES)
+            out.append(f"| {row['seed']} | {row['joint_budget_units']:,} | {values} |")
     if report["references"]:
         out += ["", "## Published references", ""]
         for name, ref in report["references"].items():
@@ -252,7 +294,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     curves = sorted(
         (phase, task, seed, frames, values["score"])
         for phase, run in runs.items()
-        if phase != "zeroshot"
+        if phase in PHASE_ORDER and phase != "zeroshot"
         for (task, seed), (frames, values) in run.series.items()
     )
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -356,6 +398,9 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
     write_atomically(out / "report.json", lambda tmp: tmp.write_text(json.dumps(report, indent=2, default=str)))
     write_atomically(out / "report.md", lambda tmp: tmp.write_text(to_markdown(report)))
     plot(run_dir, report)
+    if report["transfer"]:
+        rows = [dict(row, frames=row["joint_budget_units"]) for row in report["transfer"]]
+        plot_transfer(rows, lambda x: x, report["budget_unit"], out / "transfer.png")
     lines = [f"report: {out / 'report.md'}"]
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]

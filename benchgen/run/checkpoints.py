@@ -16,7 +16,8 @@ from benchgen.agent import Agent
 from benchgen.config import to_dict
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
-from benchgen.run.plan import ResolvedRun
+from benchgen.results.transfer import TRANSFER_FINETUNE
+from benchgen.run.plan import ResolvedRun, transfer_points
 
 
 def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
@@ -36,11 +37,16 @@ def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
 
 
 def reporting_frames(r: ResolvedRun, unit: Unit) -> set[int]:
-    """The unit's reporting checkpoints in frames (their agent checkpoints are kept)."""
-    if unit.phase not in ("train", "finetune", "joint"):
+    """The unit's reporting checkpoints in frames (their agent checkpoints are kept); a joint
+    unit's also include the points its transfer units start from (``transfer_points``)."""
+    if unit.phase not in ("train", "finetune", "joint", TRANSFER_FINETUNE):
         return set()
     scale = unit.budget_frames / r.suite.to_frames(r.budget)
-    return {int(r.suite.to_frames(c) * scale) for c in r.checkpoints}
+    points = {int(r.suite.to_frames(c) * scale) for c in r.checkpoints}
+    if unit.phase == "joint":
+        zeroshot, finetune = transfer_points(r)
+        points |= set(zeroshot) | set(finetune)
+    return points
 
 
 class Saver:

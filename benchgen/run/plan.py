@@ -24,6 +24,7 @@ from benchgen.errors import UsageError
 from benchgen.registry import Registry
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
+from benchgen.results.transfer import TRANSFER_FINETUNE, TRANSFER_ZEROSHOT
 from benchgen.suite import Split, Suite
 
 #: distributions whose versions every run records
@@ -129,6 +130,7 @@ def resolve(
     else:
         scale = budget / suite.default_budget
         checkpoints = sorted({max(1, int(round(c * scale))) for c in suite.default_checkpoints} | {budget})
+    _check_transfer(run, spec, budget, suite.budget_unit)
     if run.from_checkpoint and not spec.joint:
         raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
     if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
@@ -147,6 +149,47 @@ def resolve(
     if spec.check_config is not None:
         spec.check_config(agent_config, run)  # settings this run cannot use: one line, nothing written
     return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints, choice)
+
+
+def transfer_unit_id(phase: str, point_frames: int, task: str, seed: int) -> str:
+    """The id of a transfer unit: its phase, the joint frame count it starts from, task, seed."""
+    return f"{phase}-f{point_frames}-{task}-s{seed}"
+
+
+def transfer_point(unit_id: str) -> int:
+    """The joint frame count a transfer unit starts from (from :func:`transfer_unit_id`)."""
+    return int(unit_id.split("-", 2)[1].removeprefix("f"))
+
+
+def transfer_points(r: ResolvedRun) -> tuple[list[int], list[int]]:
+    """(zero-shot points, fine-tuning points) in frames, below the joint budget (the final
+    checkpoint is the ordinary zero-shot and fine-tuning units' start)."""
+    budget = r.suite.to_frames(r.budget)
+    zeroshot, finetune = [], []
+    if r.run.transfer_every:
+        every = r.suite.to_frames(r.run.transfer_every)
+        zeroshot = list(range(every, budget, every))
+    if r.run.finetune_at:
+        finetune = sorted({r.suite.to_frames(p) for p in r.run.finetune_at if r.suite.to_frames(p) < budget})
+    return zeroshot, finetune
+
+
+def _check_transfer(run: RunConfig, spec: AgentSpec, budget: int, unit: str) -> None:
+    """One-line refusals of transfer settings that cannot apply (before anything is written)."""
+    if run.transfer_every is None and run.finetune_at is None:
+        return
+    if not spec.joint:
+        raise UsageError(f"--transfer-every and --finetune-at are for joint agents; '{spec.name}' is not one")
+    if run.from_checkpoint:
+        raise UsageError("--transfer-every and --finetune-at need a joint unit to follow; drop --from")
+    if run.transfer_every is not None and not 0 < run.transfer_every < budget:
+        raise UsageError(f"--transfer-every must lie in (0, {budget:,}) {unit}, the joint budget")
+    if run.finetune_at is not None:
+        if not run.finetune:
+            raise UsageError("--finetune-at needs --finetune")
+        bad = [p for p in run.finetune_at if not 0 < p < budget]
+        if bad:
+            raise UsageError(f"--finetune-at points must lie in (0, {budget:,}) {unit}, the joint budget; got {bad}")
 
 
 def finetune_budget(r: ResolvedRun) -> int:
@@ -182,10 +225,24 @@ def plan_units(r: ResolvedRun) -> list[Unit]:
             zs_frames = max(r.suite.frames_per_step, budget_frames // max(1, len(r.tasks)))
         for task in (*r.split.train, *r.split.test):
             add("zeroshot", [task], seed, zs_frames, learn=False, init=init)
+        ft_frames = r.suite.to_frames(finetune_budget(r))
         if r.run.finetune:
-            ft_frames = r.suite.to_frames(finetune_budget(r))
             for task in r.split.test:
                 add("finetune", [task], seed, ft_frames, init=init)
+        zeroshot_points, finetune_points = transfer_points(r)
+        for point in zeroshot_points:
+            for task in (*r.split.train, *r.split.test):
+                uid = transfer_unit_id(TRANSFER_ZEROSHOT, point, task, seed)
+                add(TRANSFER_ZEROSHOT, [task], seed, zs_frames, learn=False, uid=uid)
+        for point in finetune_points:
+            for task in r.split.test:
+                add(
+                    TRANSFER_FINETUNE,
+                    [task],
+                    seed,
+                    ft_frames,
+                    uid=transfer_unit_id(TRANSFER_FINETUNE, point, task, seed),
+                )
     return units
 
 
@@ -220,7 +277,7 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         shown = " / ".join(f"{b:,}" for b in budgets)
         tasks = sorted({t for u in members for t in u.tasks})
         what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
-        cap = " at most" if phase == "zeroshot" else ""
+        cap = " at most" if phase in ("zeroshot", TRANSFER_ZEROSHOT) else ""
         lines.append(
             f"  {phase:9} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"
         )

@@ -12,18 +12,28 @@ import sys
 
 from benchgen.errors import UsageError
 from benchgen.results.store import ResultsStore, Unit
+from benchgen.results.transfer import TRANSFER_FINETUNE, TRANSFER_ZEROSHOT
+from benchgen.run.plan import transfer_point
 
-#: phases that start from their seed's joint checkpoint
-DEPENDENT_PHASES = ("zeroshot", "finetune")
+#: phases that start from their seed's joint checkpoint (the transfer phases: from the one
+#: kept at or past their point)
+DEPENDENT_PHASES = ("zeroshot", "finetune", TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)
 
 
 def link_joint_checkpoints(store: ResultsStore) -> None:
-    """Point every pending zero-shot/fine-tune unit at its seed's finished joint checkpoint."""
+    """Point every pending dependent unit at its seed's finished joint checkpoint: the final one,
+    or for a transfer unit the first kept at or past its point."""
     units = store.units()
     joints = {u.seed: u for u in units if u.phase == "joint" and u.status == "done"}
     later = [u for u in units if u.phase in DEPENDENT_PHASES and u.init_checkpoint is None and u.seed in joints]
     for u in later:
-        store.set_init_checkpoint([u.unit_id], joints[u.seed].last_checkpoint)
+        joint = joints[u.seed]
+        path = joint.last_checkpoint
+        if u.phase in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE):
+            point = transfer_point(u.unit_id)
+            kept = [row for row in store.checkpoints(joint.unit_id) if row["frames"] >= point]
+            path = kept[0]["path"] if kept else path
+        store.set_init_checkpoint([u.unit_id], path)
 
 
 def ready_units(store: ResultsStore) -> list[Unit]:
