@@ -68,6 +68,18 @@ def import_ray():
     return ray
 
 
+def cpu_copy(value: Any) -> Any:
+    """A state dict (nested dicts/lists of tensors) with every tensor copied to the CPU: what a
+    worker ships to the driver and the driver to new workers."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        return {k: cpu_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(cpu_copy(v) for v in value)
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class RoundPlan:
     """What every worker does in one round."""

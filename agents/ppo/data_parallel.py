@@ -44,21 +44,11 @@ from benchgen_agents.data_parallel.engine import (
     GradientAverager,
     RoundPlan,
     WorkerProgram,
+    cpu_copy,
     import_ray,
 )
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
-
-
-def cpu_copy(value: Any) -> Any:
-    """A state dict (nested dicts/lists of tensors) with every tensor copied to the CPU."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().to("cpu", copy=True)
-    if isinstance(value, dict):
-        return {k: cpu_copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(cpu_copy(v) for v in value)
-    return value
 
 
 class _EvaluateActions(torch.nn.Module):

@@ -34,7 +34,6 @@ import time
 from typing import Any
 
 import numpy as np
-import torch
 
 from benchgen.agent import AgentEnvironment, TrainingContext
 from benchgen_agents.data_parallel.engine import (
@@ -42,31 +41,17 @@ from benchgen_agents.data_parallel.engine import (
     GradientAverager,
     RoundPlan,
     WorkerProgram,
+    cpu_copy,
     import_ray,
 )
-
-
-def cpu_state(module_or_optimizer) -> dict[str, Any]:
-    """A state dict with every tensor copied to the CPU (what Ray ships)."""
-
-    def copy(value):
-        if isinstance(value, torch.Tensor):
-            return value.detach().to("cpu", copy=True)
-        if isinstance(value, dict):
-            return {k: copy(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return type(value)(copy(v) for v in value)
-        return value
-
-    return copy(module_or_optimizer.state_dict())
 
 
 def learner_state(agent) -> dict[str, Any]:
     """What every worker starts from and the driver keeps: networks, optimizer, counters."""
     return {
-        "online": cpu_state(agent.online),
-        "target": cpu_state(agent.target),
-        "optimizer": cpu_state(agent.optimizer),
+        "online": cpu_copy(agent.online.state_dict()),
+        "target": cpu_copy(agent.target.state_dict()),
+        "optimizer": cpu_copy(agent.optimizer.state_dict()),
         "counters": dict(agent.counters),
     }
 

@@ -63,18 +63,9 @@ import torch
 
 from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
+from benchgen_agents.data_parallel.engine import RAY_MISSING, import_ray  # noqa: F401 - apex's, shared
 from benchgen_agents.value_based.implicit_quantiles import ImplicitQuantileHead
 from benchgen_agents.value_based.replay import PrioritizedReplay
-
-RAY_MISSING = "Ray is not installed; pip install 'benchgen[ray]'"
-
-
-def import_ray():
-    try:
-        import ray
-    except ImportError:
-        raise UsageError(RAY_MISSING) from None
-    return ray
 
 
 def numpy_state(net: torch.nn.Module) -> dict[str, np.ndarray]:
