@@ -122,7 +122,9 @@ class AgentKit(KitRunner):
         kit_suite, half = self.registry.suite(suite), self.half(suite)
         stopped = self.run(suite, f"{suite}-stopped", stop_at_frames=half)
         used = sum(env.frames for env in stopped.envs)
-        step = max((len(env.tasks) for env in stopped.stepped()), default=1) * kit_suite.frames_per_step
+        # one vector step: of the widest env, or of joint environments' slots (one-task envs each)
+        widest = max((len(env.tasks) for env in stopped.stepped()), default=1)
+        step = max(widest, self.options.num_envs) * kit_suite.frames_per_step
         if not stopped.stopped or used > half + step:
             raise _fail(
                 self.agent,
@@ -153,7 +155,10 @@ def _unit_envs(agent: str, run: KitRun) -> dict[str, list[EnvLog]]:
     ("train" for a learning unit, "eval" for a zero-shot one)."""
     out: dict[str, list[EnvLog]] = {u.unit_id: [] for u in run.units}
     for env in run.stepped():
-        owners = [u for u in run.units if u.learn == (env.mode == "train") and set(u.tasks) == set(env.tasks)]
+        same_mode = [u for u in run.units if u.learn == (env.mode == "train")]
+        owners = [u for u in same_mode if set(u.tasks) == set(env.tasks)]
+        # joint environments (a new task every episode) build one env per task played
+        owners = owners or [u for u in same_mode if set(env.tasks) <= set(u.tasks)]
         if not owners:
             raise _fail(
                 agent, f"an environment of tasks {sorted(set(env.tasks))} ({env.mode}) that no unit plays was stepped"
@@ -193,9 +198,14 @@ def check_budget(agent: str, suite, run: KitRun) -> None:
 
 def check_records(agent: str, run: KitRun) -> None:
     """See :data:`AGENT_CHECKS`: recorded episodes against the episodes the environments ended."""
-    ended = Counter(end for env in run.envs for end in env.ends)
+    # (env_index, task, score, frames, reason); the env index is left out when the run's envs are
+    # joint environments, which renumber their one-task envs' episodes by slot
+    joint_envs = any(len(set(u.tasks)) > 1 for u in run.units if u.learn)
+    keep = slice(1, None) if joint_envs else slice(None)
+    ended = Counter(tuple(end)[keep] for env in run.envs for end in env.ends)
     recorded = Counter(
-        (ep["env_index"], ep["task"], float(ep["score"]), ep["length_frames"], ep["end_reason"]) for ep in run.episodes
+        (ep["env_index"], ep["task"], float(ep["score"]), ep["length_frames"], ep["end_reason"])[keep]
+        for ep in run.episodes
     )
     missing, added = ended - recorded, recorded - ended
     if added:

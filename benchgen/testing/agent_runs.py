@@ -25,7 +25,7 @@ import numpy as np
 from benchgen.registry import Registry
 from benchgen.results.store import Unit
 from benchgen.testing import agent_suites
-from benchgen.testing.agent_suites import KIT_SPLIT, LOG_ENV, STOP_ENV
+from benchgen.testing.agent_suites import KIT_SPLIT, LOG_ENV, STOP_ENV, reset_stop_request
 from benchgen.testing.checks import CORE_EPISODE_COLUMNS, build_registry, use_registry
 
 #: the store's columns that describe an episode (not when or where it was written): the core's
@@ -135,6 +135,7 @@ def instrumented(log: Path | None, stop_at_frames: int | None = None) -> Iterato
         os.environ[LOG_ENV] = str(log)
     if stop_at_frames is not None:
         os.environ[STOP_ENV] = f"{os.getpid()}:{stop_at_frames}"
+        reset_stop_request()
     STOP.requested = False
     install_stop_handler()
     try:

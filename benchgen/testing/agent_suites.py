@@ -26,8 +26,10 @@ process that steps it, so the kit can compare it with what the run recorded:
   made (``{"env", "make": {"tasks", "mode", "seed"}}``) and one per step (``{"env", "frames",
   "actions", "ends"}``, ``ends`` being ``[env_index, task, score, length_frames, end_reason]``
   per finished episode);
-* with :data:`STOP_ENV` set to ``"PID:FRAMES"``, the environment that has stepped ``FRAMES``
-  frames in process ``PID`` sends that process a SIGINT, as a user pressing Ctrl-C would.
+* with :data:`STOP_ENV` set to ``"PID:FRAMES"``, once the training environments of process
+  ``PID`` stepped ``FRAMES`` frames together (one env, or the one-task envs joint environments
+  make episode after episode), the environment taking the step sends that process a SIGINT, as a
+  user pressing Ctrl-C would.
 """
 
 from __future__ import annotations
@@ -48,8 +50,18 @@ from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
 
 #: environment variable: the JSON-lines file the kit suites' environments log to (unset: no log)
 LOG_ENV = "BENCHGEN_AGENT_KIT_LOG"
-#: environment variable: ``"PID:FRAMES"``, stop process PID with SIGINT once an env stepped FRAMES frames
+#: environment variable: ``"PID:FRAMES"``, stop process PID with SIGINT once its training envs stepped FRAMES frames
 STOP_ENV = "BENCHGEN_AGENT_KIT_STOP"
+#: this process's training frames per stop request (FRAMES), and the requests already sent
+_TRAIN_FRAMES: dict[int, int] = {}
+_STOPPED: set[int] = set()
+
+
+def reset_stop_request() -> None:
+    """Forget the training frames counted for a stop request (a new kit run starts at zero)."""
+    _TRAIN_FRAMES.clear()
+    _STOPPED.clear()
+
 
 PIXELS = "kit_pixels"
 VECTOR = "kit_vector"
@@ -89,7 +101,8 @@ class KitVectorEnv(SuiteVectorEnv):
         path = os.environ.get(LOG_ENV)
         self._log = open(path, "a", buffering=1) if path else None  # line-buffered; closed in close()
         pid, _, frames = os.environ.get(STOP_ENV, "").partition(":")
-        self._stop_at = int(frames) if pid == str(os.getpid()) and frames.isdigit() else None
+        stop = pid == str(os.getpid()) and frames.isdigit() and mode == "train"
+        self._stop_at = int(frames) if stop else None
         self._write({"make": {"tasks": self.tasks, "mode": mode, "seed": int(seed)}})
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -158,9 +171,11 @@ class KitVectorEnv(SuiteVectorEnv):
             self._restart(done)
         self._frames += self.num_envs * self.frames_per_step
         self._write({"frames": self.num_envs * self.frames_per_step, "actions": actions.tolist(), "ends": logged})
-        if self._stop_at is not None and self._frames >= self._stop_at:
-            self._stop_at = None
-            signal.raise_signal(signal.SIGINT)
+        if self._stop_at is not None:
+            _TRAIN_FRAMES[self._stop_at] = _TRAIN_FRAMES.get(self._stop_at, 0) + self.num_envs * self.frames_per_step
+            if _TRAIN_FRAMES[self._stop_at] >= self._stop_at and self._stop_at not in _STOPPED:
+                _STOPPED.add(self._stop_at)
+                signal.raise_signal(signal.SIGINT)
         return self._observe(), reward, terminated, truncated, info
 
     def pop_episode_ends(self) -> list[EpisodeEnd]:
