@@ -42,6 +42,10 @@ TINY = {
     "dqn": dict(VALUE_TINY, epsilon_decay_frames=800),
     "ppo": dict(n_steps=32, batch_size=32, n_epochs=1),
 }
+# the joint agents' paper setups (188 and 32 data-parallel workers on Sonic) do not fit a smoke
+# run: one process here (data-parallel runs: tests/agents/test_data_parallel_*.py)
+TINY["ppo_joint"] = dict(TINY["ppo"], workers=0)
+TINY["rainbow_joint"] = dict(TINY["rainbow"], workers=0)
 
 
 def _tiny(agent: str) -> list[str]:
