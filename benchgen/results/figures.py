@@ -6,7 +6,9 @@
 * Nichol et al. 2018, Figure 3: the mean over tasks of the *instantaneous* episode score (the
   latest finished episode's, not a running mean) against timesteps, per seed and as a mean with
   its band (:func:`instantaneous_mean_curves`, for suites scored on their own scale);
-* SABER's score classes at each reporting point (:func:`classes_by_checkpoint`).
+* SABER's score classes at each reporting point (:func:`classes_by_checkpoint`);
+* Nichol et al. 2018, Figure 4: zero-shot and fine-tuning scores of the checkpoints of joint
+  training against its progress (:func:`plot_transfer`, from ``benchgen.results.transfer``'s rows).
 
 Each curve is computed on a grid of frame counts from the run's raw episodes, through the same
 per-task scoring as ``report`` and ``compare`` (``Run.score``).
@@ -20,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from benchgen.results.compare.gather import Run
+from benchgen.results.transfer import CURVES
 from benchgen.scoring import CLASSES
 
 #: points on the frame grid of a curve
@@ -126,6 +129,41 @@ def plot_classes_by_checkpoint(counts: dict[str, dict[str, int]], title: str, un
     ax.set_title(title)
     ax.legend(fontsize=7)
     fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_transfer(rows: list[dict], unit: str, path: Path) -> Path:
+    """Figure 4's four curves (:data:`benchgen.results.transfer.CURVES`) against joint training:
+    each row's ``x`` (the joint checkpoint in the budget unit) and curve values, one row per seed
+    and checkpoint; the mean over seeds, with a one-standard-deviation band when several seeds
+    have the point. Raw scores, as the paper plots them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = sorted({r["x"] for r in rows})
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, label in CURVES.items():
+        per_x = {x: [r[key] for r in rows if r["x"] == x and math.isfinite(r[key])] for x in xs}
+        x = [p for p in xs if per_x[p]]
+        if not x:
+            continue
+        mean = np.array([np.mean(per_x[p]) for p in x])
+        (line,) = ax.plot(x, mean, marker="o", label=label)
+        if any(len(per_x[p]) > 1 for p in x):
+            std = np.array([np.std(per_x[p]) for p in x])
+            ax.fill_between(x, mean - std, mean + std, color=line.get_color(), alpha=0.2)
+    seeds = len({r["seed"] for r in rows})
+    ax.set_xlabel(f"joint training ({unit})")
+    ax.set_ylabel("score" + (f" (mean over {seeds} seeds, +/- 1 std)" if seeds > 1 else ""))
+    ax.set_title("Transfer during joint training")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path

@@ -22,14 +22,7 @@ from benchgen.registry import get_registry
 from benchgen.results import figures
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
 from benchgen.results.rundir import RunDir, write_atomically
-from benchgen.results.transfer import (
-    CURVES,
-    TRANSFER_FINETUNE,
-    TRANSFER_ZEROSHOT,
-    has_transfer_units,
-    plot_transfer,
-    transfer_rows,
-)
+from benchgen.results.transfer import CURVES, TRANSFER_FINETUNE, TRANSFER_ZEROSHOT, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES
 from benchgen.suite import evaluated_phase
 
@@ -74,7 +67,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         units = store.units()
         split = meta.get("split") or {}
         transfer = (
-            transfer_rows(store, list(split.get("train", ())), list(split.get("test", ())))
+            transfer_rows(store, list(split.get("train", ())), list(split.get("test", ())), scorer)
             if has_transfer_units(store)
             else []
         )
@@ -82,9 +75,11 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         store.close()
     wanted = meta["run"]["zeroshot_episodes"]
     short = _short_zeroshot(runs, units, wanted)
-    # the transfer phases mix several joint checkpoints: reported as curves, not as a phase
+    # the transfer phases (and their evaluation rounds) mix several joint checkpoints: reported
+    # as curves, not as a phase
     phases = sorted(
-        {p for p in runs if p not in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)} | ({"zeroshot"} if short else set()),
+        {p for p in runs if (evaluated_phase(p) or p) not in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)}
+        | ({"zeroshot"} if short else set()),
         key=PHASE_ORDER.index,
     )
     default_budget = suite.default_budget
@@ -263,8 +258,9 @@ def to_markdown(report: dict) -> str:
         out += ["", "## Transfer during joint training", ""]
         out.append(
             "Joint checkpoints evaluated zero-shot on every train and test task and fine-tuned on every "
-            "test task (raw scores; fine-tuning average: all episodes, final: the last 100), as in "
-            "Nichol et al. 2018, Figure 4. ![transfer curves](transfer.png)"
+            "test task, as in Nichol et al. 2018, Figure 4: per seed and checkpoint, the mean over tasks "
+            "of raw scores (zero-shot: each task's mean episode score; fine-tuning average: the mean of "
+            "all its training episodes; final: its final score, as in the fine-tuning tables)."
         )
         out += [
             "",
@@ -274,6 +270,7 @@ def to_markdown(report: dict) -> str:
         for row in report["transfer"]:
             values = " | ".join(_fmt(row[key]) for key in CURVES)
             out.append(f"| {row['seed']} | {row['joint_budget_units']:,} | {values} |")
+        out += ["", "![transfer during joint training](transfer.png)"]
     if report["references"]:
         out += ["", "## Published references", ""]
         for name, ref in report["references"].items():
@@ -399,8 +396,8 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
     write_atomically(out / "report.md", lambda tmp: tmp.write_text(to_markdown(report)))
     plot(run_dir, report)
     if report["transfer"]:
-        rows = [dict(row, frames=row["joint_budget_units"]) for row in report["transfer"]]
-        plot_transfer(rows, lambda x: x, report["budget_unit"], out / "transfer.png")
+        rows = [dict(row, x=row["joint_budget_units"]) for row in report["transfer"]]
+        figures.plot_transfer(rows, report["budget_unit"], out / "transfer.png")
     lines = [f"report: {out / 'report.md'}"]
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]

@@ -9,8 +9,15 @@ the figure), four numbers, raw scores as the paper plots them:
 * zero-shot, train: the mean over train tasks of each task's mean episode score;
 * zero-shot, test: the same over test tasks;
 * fine-tuning, average: the mean over test tasks of each fine-tuning unit's mean over all its
-  episodes (what the Sonic protocol scores: the average over the whole test budget);
-* fine-tuning, final: the same over each unit's last 100 episodes (benchgen's final score).
+  training episodes (what the Sonic protocol scores: the average over the whole test budget);
+* fine-tuning, final: the mean over test tasks of each unit's final score, computed as the
+  report's fine-tuning tables compute it: the suite's second per-task score when it has one
+  (``Scorer.final_score``: Sonic's mean of the last 100 episodes), else its per-task score
+  (``Scorer.task_score``: SABER's mean of the last 100 training episodes).
+
+Evaluation episodes a fine-tuning unit plays (``<phase>_eval``, for a protocol with evaluation
+rounds) are left out: the curves are of training episodes, as the paper's. The figure is drawn by
+``benchgen.results.figures.plot_transfer``.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from benchgen.results.store import ResultsStore
+from benchgen.scoring import Scorer
 
 #: phases of the units that evaluate (and fine-tune from) intermediate joint checkpoints
 TRANSFER_ZEROSHOT, TRANSFER_FINETUNE = "transfer_zeroshot", "transfer_finetune"
@@ -33,7 +41,7 @@ CURVES = {
     "finetune_average": "Fine-tuning, average, test",
     "finetune_final": "Fine-tuning, final, test",
 }
-#: episodes of a fine-tuning unit its final score averages
+#: episodes of a fine-tuning unit its final score averages when no scorer is given
 FINAL_EPISODES = 100
 
 
@@ -47,15 +55,30 @@ def _mean(values: list[float]) -> float:
     return float(np.mean(finite)) if finite else math.nan
 
 
-def transfer_rows(store: ResultsStore, train: list[str], test: list[str]) -> list[dict[str, Any]]:
+def final_score(values: list[float], scorer: Scorer | None) -> float:
+    """A fine-tuning unit's final score from its training episodes' scores in order: the
+    scorer's second per-task score if the suite has one, else its per-task score (as the report's
+    fine-tuning tables); without a scorer, the mean of the last :data:`FINAL_EPISODES`."""
+    if scorer is None:
+        return _mean(values[-FINAL_EPISODES:])
+    second = scorer.final_score(values)
+    return float(second if second is not None else scorer.task_score(values))
+
+
+def transfer_rows(
+    store: ResultsStore, train: list[str], test: list[str], scorer: Scorer | None = None
+) -> list[dict[str, Any]]:
     """One row per (seed, joint checkpoint) that transfer or final units started from, in order:
     ``seed``, ``frames`` (the checkpoint's joint frame count) and the :data:`CURVES` values
     (NaN where no unit of that kind started from the checkpoint or none has finished)."""
+    units = {u.unit_id: u for u in store.units()}
     scores: dict[str, list[float]] = {}
     for episode in store.episodes():
-        scores.setdefault(episode["unit_id"], []).append(float(episode["score"]))
+        unit = units.get(episode["unit_id"])
+        if unit is not None and episode["phase"] == unit.phase:  # training episodes, not evaluation rounds
+            scores.setdefault(unit.unit_id, []).append(float(episode["score"]))
     groups: dict[tuple[int, int], dict[str, list[float]]] = {}
-    for unit in store.units():
+    for unit in units.values():
         zeroshot = unit.phase in ("zeroshot", TRANSFER_ZEROSHOT)
         finetune = unit.phase in ("finetune", TRANSFER_FINETUNE)
         frames = _checkpoint_frames(unit.init_checkpoint)
@@ -70,7 +93,7 @@ def transfer_rows(store: ResultsStore, train: list[str], test: list[str]) -> lis
             row["zeroshot_test"].append(_mean(values))
         elif finetune:
             row["finetune_average"].append(_mean(values))
-            row["finetune_final"].append(_mean(values[-FINAL_EPISODES:]))
+            row["finetune_final"].append(final_score(values, scorer))
     return [
         {"seed": seed, "frames": frames, **{key: _mean(v) for key, v in values.items()}}
         for (seed, frames), values in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0]))
@@ -78,35 +101,5 @@ def transfer_rows(store: ResultsStore, train: list[str], test: list[str]) -> lis
 
 
 def has_transfer_units(store: ResultsStore) -> bool:
+    """Whether the run planned units from intermediate joint checkpoints."""
     return any(u.phase in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE) for u in store.units())
-
-
-def plot_transfer(rows: list[dict[str, Any]], to_unit, unit: str, path: Path) -> Path:
-    """Figure 4's four curves against joint training (``to_unit(frames)`` in the budget unit):
-    the mean over seeds, with the seeds' range as a band when there are several."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    frames = sorted({r["frames"] for r in rows})
-    x = [to_unit(f) for f in frames]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for key, label in CURVES.items():
-        per_point = [[r[key] for r in rows if r["frames"] == f and not math.isnan(r[key])] for f in frames]
-        points = [(xi, v) for xi, v in zip(x, per_point) if v]
-        if not points:
-            continue
-        xs = [p[0] for p in points]
-        ax.plot(xs, [np.mean(p[1]) for p in points], marker="o", label=label)
-        if any(len(p[1]) > 1 for p in points):
-            ax.fill_between(xs, [min(p[1]) for p in points], [max(p[1]) for p in points], alpha=0.2)
-    ax.set_xlabel(f"joint training ({unit})")
-    ax.set_ylabel("score")
-    ax.set_title("Transfer during joint training")
-    ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path

@@ -272,6 +272,7 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         lines.append("  joint environments: every training sub-environment draws a new task at every episode")
     if r.spec.check_config is not None:
         lines += [f"  {note}" for note in r.spec.check_config(r.agent_config, r.run)]
+    width = max([9, *map(len, by_phase)])
     for phase, members in by_phase.items():
         budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
         shown = " / ".join(f"{b:,}" for b in budgets)
@@ -279,8 +280,16 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
         cap = " at most" if phase in ("zeroshot", TRANSFER_ZEROSHOT) else ""
         lines.append(
-            f"  {phase:9} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"
+            f"  {phase:{width}} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"
         )
+    zeroshot_points, finetune_points = transfer_points(r) if r.spec.joint else ([], [])
+    starts = [
+        f"{what} from the joint checkpoints at {', '.join(f'{r.suite.from_frames(p):,}' for p in points)} {unit_name}"
+        for what, points in (("zero-shot", zeroshot_points), ("fine-tuning", finetune_points))
+        if points
+    ]
+    if starts:
+        lines.append(f"  transfer curves: {'; '.join(starts)} (each the first written at or past its point)")
     total = sum(u.budget_frames for u in units)
     lines.append(f"  total at most {total:,} frames")
     return "\n".join(lines)
