@@ -61,6 +61,9 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     registry = get_registry()
     suite = registry.suite(meta["suite"])
     scorer = registry.scorer(suite)
+    if baseline is None:  # the run's protocol may have a yardstick of its own (Atari 100K: human_atari100k)
+        preferred = scorer.default_baseline_for(meta.get("protocol") or {})
+        baseline = preferred if preferred != scorer.default_baseline else None
     runs = load_phases(run_dir, run_dir.name)
     store = RunDir(run_dir).store(readonly=True)
     try:
@@ -392,6 +395,8 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
         out.mkdir(exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot write the report into {out} ({exc.strerror or exc}); make the run directory writable")
+    for link in [f for f in out.iterdir() if f.is_symlink()]:  # the plots are written in place: not through links
+        link.unlink()
     write_atomically(out / "report.json", lambda tmp: tmp.write_text(json.dumps(report, indent=2, default=str)))
     write_atomically(out / "report.md", lambda tmp: tmp.write_text(to_markdown(report)))
     plot(run_dir, report)

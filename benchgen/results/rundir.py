@@ -11,6 +11,13 @@ A run directory holds::
 
 Every other module asks a :class:`RunDir` for these paths. Paths stored inside a run (checkpoint
 locations) are relative to the run directory, so a run that was moved or copied still resumes.
+
+Nothing under a run is followed out of it: every path a :class:`RunDir` hands out for writing is
+checked to stay inside the run directory once symbolic links are resolved (:meth:`RunDir.inside`),
+unit ids read from the store are plain names (:func:`~benchgen.results.store.check_unit_id`), and
+the small files benchgen writes in place (``run.lock``, ``worker.pid``) are opened without
+following a link (``O_NOFOLLOW``); the others are written beside and renamed into place
+(:func:`write_atomically`), which replaces a link rather than what it points to.
 """
 
 from __future__ import annotations
@@ -20,13 +27,14 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from benchgen.errors import UsageError
-from benchgen.results.store import DB_NAME, ResultsStore, Unit
+from benchgen.results.store import DB_NAME, ResultsStore, Unit, check_unit_id
 
 RUN_FILE = "run.json"
 CHECKPOINT_FILE = "checkpoint.json"
@@ -34,13 +42,34 @@ PID_FILE = "worker.pid"
 LOCK_FILE = "run.lock"
 
 
+def open_no_follow(path: Path, mode: str = "r+"):
+    """``path`` opened for reading and writing (created if missing), never through a symbolic
+    link: one-line ``UsageError`` if it is one (or is not a regular file)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if Path(path).is_symlink():
+            raise UsageError(
+                f"{path} is a symbolic link; benchgen does not write through links in a run directory: "
+                "remove the link and try again"
+            ) from None
+        raise UsageError(f"cannot open {path} ({exc.strerror or exc}); give a writable run directory") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(f"{path} is not a regular file; remove it and try again")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, mode)
+
+
 @contextlib.contextmanager
 def _held(path: Path, busy: str):
     """An exclusive ``flock`` on ``path`` holding this process's pid, for the ``with`` block; a
     one-line ``UsageError`` (``busy`` with ``{holder}`` filled in) if another process holds it.
     Written by hand: ``fcntl.flock`` is the whole mechanism, and the lock-file libraries
-    (filelock, portalocker) add nothing a run directory needs."""
-    handle = open(path, "a+")
+    (filelock, portalocker) add nothing a run directory needs. A link at ``path`` is refused,
+    not followed."""
+    handle = open_no_follow(path)
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -66,6 +95,7 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
         raise UsageError(f"{target.parent} does not exist; create it or give another file name")
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
+        tmp.unlink(missing_ok=True)  # (a link left at the temporary name is not written through)
         write(tmp)
         os.replace(tmp, target)
     except OSError as exc:
@@ -127,7 +157,26 @@ class RunDir:
 
     def store(self, readonly: bool = False) -> ResultsStore:
         """The run's results store (open it, use it, close it)."""
+        for name in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
+            self.inside(self.path / name)
         return ResultsStore(self.db_file, readonly=readonly)
+
+    def inside(self, path: str | Path) -> Path:
+        """``path``, after checking that it stays inside the run directory once every symbolic
+        link on the way is followed (it need not exist yet); a one-line ``UsageError`` if a link
+        leads out of the run. Every path a run writes or deletes goes through here."""
+        target = Path(path)
+        try:
+            root = self.path.resolve()
+            resolved = target.resolve()
+        except (OSError, RuntimeError) as exc:  # a link loop
+            raise UsageError(f"{target} cannot be resolved ({exc}); remove the symbolic links in {self.path}") from None
+        if resolved != root and root not in resolved.parents:
+            raise UsageError(
+                f"{target} leads out of the run directory {self.path} (a symbolic link to {resolved}); benchgen "
+                "never follows links out of a run: put the folder or file itself there"
+            )
+        return target
 
     @contextlib.contextmanager
     def lock(self):
@@ -137,12 +186,12 @@ class RunDir:
         (``flock`` on ``run.lock`` and on each unit's ``worker.pid``) are released by the kernel
         when their holder dies, however it dies."""
         with _held(
-            self.path / LOCK_FILE,
+            self.inside(self.path / LOCK_FILE),
             f"run {self.path} is in use by process {{holder}}; wait for it to end or stop it, then resume",
         ):
             for pid_file in sorted(self.path.glob(f"units/*/{PID_FILE}")):
                 with _held(
-                    pid_file,
+                    self.inside(pid_file),
                     f"unit {pid_file.parent.name} of run {self.path} is still running in process "
                     "{holder}; wait for it to end, then resume",
                 ):
@@ -199,23 +248,34 @@ class RunDir:
         write_atomically(self.meta_file, lambda tmp: tmp.write_text(json.dumps(meta, indent=2, default=str)))
 
     # -- units -----------------------------------------------------------------------------------
+    # (each checked to stay inside the run: see :meth:`inside`)
     def unit_dir(self, unit_id: str) -> Path:
-        return self.path / "units" / unit_id
+        return self.inside(self.path / "units" / check_unit_id(unit_id))
 
     def checkpoints_dir(self, unit_id: str) -> Path:
-        return self.unit_dir(unit_id) / "checkpoints"
+        return self.inside(self.unit_dir(unit_id) / "checkpoints")
 
     def checkpoint_dir(self, unit_id: str, frames: int) -> Path:
-        return self.checkpoints_dir(unit_id) / f"{frames:012d}"
+        return self.inside(self.checkpoints_dir(unit_id) / f"{frames:012d}")
 
     def pid_file(self, unit_id: str) -> Path:
-        return self.unit_dir(unit_id) / PID_FILE
+        return self.inside(self.unit_dir(unit_id) / PID_FILE)
+
+    def write_pid_file(self, unit_id: str) -> None:
+        """Note this process as the unit's (a Ray worker's), without following a link."""
+        self.unit_dir(unit_id).mkdir(parents=True, exist_ok=True)
+        with open_no_follow(self.pid_file(unit_id)) as handle:
+            handle.truncate()
+            handle.write(str(os.getpid()))
 
     def tensorboard_dir(self, unit_id: str) -> Path:
-        return self.path / "tb" / unit_id
+        return self.inside(self.path / "tb" / check_unit_id(unit_id))
 
     def report_dir(self) -> Path:
-        return self.path / "report"
+        return self.inside(self.path / "report")
+
+    def videos_dir(self) -> Path:
+        return self.inside(self.path / "videos")
 
     def owns(self, path: str | Path) -> bool:
         """Whether ``path`` is one of the files that make up the run (which no writer may replace):

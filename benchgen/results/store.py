@@ -109,6 +109,17 @@ class EpisodeTally:
     frames: int
 
 
+def check_unit_id(unit_id: Any) -> str:
+    """A unit id is a plain name (it names a folder of the run): one-line ``UsageError`` for one
+    that could lead out of the run (``..``, a ``/``), as a damaged or crafted store may hold."""
+    if not isinstance(unit_id, str) or unit_id in ("", ".", "..") or any(c in unit_id for c in "/\\\0"):
+        raise UsageError(
+            f"unit id {unit_id!r} is not a plain name (it would lead out of the run's units folder); the run's "
+            f"{DB_NAME} is damaged: restore it from a copy of the run"
+        )
+    return unit_id
+
+
 def _encode_float(value: float) -> float:
     # SQLite stores IEEE infinities in REAL columns as they are; NaN would become NULL, so refuse it.
     if value != value:
@@ -209,7 +220,7 @@ class ResultsStore:
     @staticmethod
     def _unit(r: sqlite3.Row) -> Unit:
         return Unit(
-            unit_id=r["unit_id"],
+            unit_id=check_unit_id(r["unit_id"]),
             ordinal=r["ordinal"],
             phase=r["phase"],
             tasks=json.loads(r["tasks"]),

@@ -90,10 +90,9 @@ def write_checkpoint(
     # removed (or moved) while the run was going: recreating parts of it here would leave a
     # directory that looks like a run and is not one
     run_dir.check_present()
-    path = run_dir.checkpoint_dir(unit.unit_id, frames)
+    path = run_dir.checkpoint_dir(unit.unit_id, frames)  # (inside the run: links out of it are refused)
     tmp = path.with_name(path.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    _remove(tmp)
     tmp.mkdir(parents=True)
     agent.save(tmp)
     info = {
@@ -110,13 +109,24 @@ def write_checkpoint(
         "init_checkpoint": unit.init_checkpoint,
     }
     (tmp / CHECKPOINT_FILE).write_text(json.dumps(info, indent=2, default=str))
-    if path.exists():
-        shutil.rmtree(path)
+    _remove(path)
     tmp.rename(path)
     store.record_checkpoint(unit.unit_id, frames, run_dir.relative(path))
     # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
     # intermediate ones are deleted once a newer one is safely on disk and in the store.
     for old in path.parent.iterdir():
         if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
-            shutil.rmtree(old, ignore_errors=True)
+            _remove(old, ignore_errors=True)
     return path
+
+
+def _remove(path: Path, ignore_errors: bool = False) -> None:
+    """Delete a checkpoint folder; a link (or file) in its place is unlinked, never followed."""
+    try:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.exists():
+            shutil.rmtree(path)
+    except OSError:
+        if not ignore_errors:
+            raise

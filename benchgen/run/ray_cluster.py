@@ -216,8 +216,7 @@ def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue,
 
     os.environ[PIN_WORKERS_ENV] = "0"  # units share Ray's nodes: none pins env workers to cores
     rundir = RunDir(run_dir)
-    rundir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
-    rundir.pid_file(unit.unit_id).write_text(str(os.getpid()))
+    rundir.write_pid_file(unit.unit_id)
     r = resolve_from_meta(get_registry(), rundir.meta())
     store = StreamingStore(unit, next_episodes, queue, tally)
     try:

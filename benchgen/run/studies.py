@@ -68,9 +68,11 @@ def condition_label(param: str, value: Any) -> str:
 
 
 def write_sweep_file(out: Path, suite: str, agent: str, param: str, values: list[Any], runs: list[str]) -> None:
+    from benchgen.results.rundir import write_atomically
+
     out.mkdir(parents=True, exist_ok=True)
     data = {"suite": suite, "agent": agent, "parameter": param, "values": values, "runs": runs}
-    (out / SWEEP_FILE).write_text(json.dumps(data, indent=2))
+    write_atomically(out / SWEEP_FILE, lambda tmp: tmp.write_text(json.dumps(data, indent=2)))
 
 
 def is_sweep(path: Path) -> bool:
@@ -189,11 +191,15 @@ def _fmt(v: Any) -> str:
 
 
 def write_sweep_report(path: Path, registry) -> str:
-    """Write ``sweep.md`` and ``sweep_table.json`` into the sweep folder; return the markdown."""
+    """Write ``sweep.md`` and ``sweep_table.json`` into the sweep folder; return the markdown.
+    Written beside and renamed into place: a link there is replaced, never written through."""
+    from benchgen.results.rundir import write_atomically
+
     table = sweep_table(path, registry)
     text = sweep_markdown(table)
-    (Path(path) / "sweep.md").write_text(text)
-    (Path(path) / "sweep_table.json").write_text(json.dumps(table, indent=2, default=_json_default))
+    write_atomically(Path(path) / "sweep.md", lambda tmp: tmp.write_text(text))
+    data = json.dumps(table, indent=2, default=_json_default)
+    write_atomically(Path(path) / "sweep_table.json", lambda tmp: tmp.write_text(data))
     return text
 
 

@@ -173,6 +173,7 @@ def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
     would silently restart learning."""
     last = run_dir.absolute(unit.last_checkpoint)
     if last is not None:
+        run_dir.inside(last)  # a unit's own checkpoints live in the run
         if not last.is_dir():
             raise UsageError(
                 f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "

@@ -112,11 +112,12 @@ def record_videos(path: str | Path, task: str, checkpoint: int | None = None, ep
             obs, _ = env.reset(seed=unit.seed)
             if r.suite.screens(suite_env) is None:
                 raise UsageError(f"suite '{r.suite.name}' cannot show its screen, so it has no videos")
-            out = run_dir.path / "videos"
+            out = run_dir.videos_dir()
             out.mkdir(exist_ok=True)
             for k in range(episodes):
                 name = f"{task.replace(':', '_')}-s{unit.seed}-{frames_at}-{recorder.episodes_of(task) + k}.mp4"
                 target, tmp = out / name, out / f".{name}.part.mp4"
+                tmp.unlink(missing_ok=True)  # (a link there is not written through; the rename replaces one)
                 tracker.score, tracker.ended, start = 0.0, [], tracker.frames_done
                 writer = imageio.get_writer(
                     tmp, fps=GAME_FPS / suite_env.frames_per_step, codec="libx264", macro_block_size=1

@@ -1,0 +1,139 @@
+"""Nothing outside the run (issue 27): no command follows a link or a crafted unit id out of a
+run directory to write or delete there, and the files benchgen writes in place (``run.lock``,
+``worker.pid``) or renames into place (``sweep.md``) replace a link rather than its target."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from benchgen.results.rundir import RunDir
+from tests.conftest import run_cli
+
+UNIT = "train-count-20-s0"
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+def _unfinished_copy(finished_run: Path, where: Path) -> Path:
+    """A copy of the run with work left (its unit back at its first checkpoint), so resume writes."""
+    run = where / "run"
+    shutil.copytree(finished_run, run)
+    first = min(int(p.name) for p in (run / "units" / UNIT / "checkpoints").iterdir())
+    with sqlite3.connect(run / "results.sqlite") as conn:
+        conn.execute(
+            "UPDATE units SET status = 'pending', frames_done = ?, last_checkpoint = ?, last_checkpoint_frames = ?",
+            (first, f"units/{UNIT}/checkpoints/{first:012d}", first),
+        )
+    conn.close()
+    return run
+
+
+def _snapshot(folder: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in sorted(folder.rglob("*"))}
+
+
+def _cli(capsys, *args) -> tuple[int, list[str]]:
+    """``benchgen ARGS`` in this process: the exit code and the lines it wrote to stderr."""
+    from benchgen.cli import main
+
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    return code, [line for line in err.splitlines() if line.strip()]
+
+
+def _refused(capsys, fragment: str, *args) -> None:
+    code, err = _cli(capsys, *args)
+    assert code == 2 and len(err) == 1 and err[0].startswith("benchgen: error: "), err
+    assert fragment in err[0], err[0]
+
+
+@pytest.mark.parametrize("linked", [f"units/{UNIT}/checkpoints", f"units/{UNIT}", "units", "tb"])
+def test_resume_never_writes_or_deletes_through_a_linked_folder(finished_run, tmp_path, capsys, linked):
+    run = _unfinished_copy(finished_run, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(run / linked, elsewhere)
+    (run / linked).symlink_to(elsewhere, target_is_directory=True)
+    before = _snapshot(elsewhere)
+    _refused(capsys, "leads out of the run directory", "resume", run, "--no-progress")
+    assert _snapshot(elsewhere) == before
+
+
+def test_a_unit_id_leading_out_of_the_run_is_refused(finished_run, tmp_path, capsys):
+    run = _unfinished_copy(finished_run, tmp_path)
+    crafted = "../../../escape"
+    with sqlite3.connect(run / "results.sqlite") as conn:
+        for table in ("units", "episodes", "checkpoints"):
+            conn.execute(f"UPDATE {table} SET unit_id = ?", (crafted,))
+    conn.close()
+    _refused(capsys, "is not a plain name", "resume", run, "--no-progress")
+    assert not (run / "units" / crafted).resolve().exists()
+    assert not (run / "tb" / crafted).resolve().exists()
+
+
+def test_a_linked_checkpoint_is_unlinked_not_followed(finished_run, tmp_path):
+    """A link in a unit's checkpoints folder, where a checkpoint is about to be written, is
+    replaced; what it points to is left alone."""
+    from benchgen.run.checkpoints import _remove
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine")
+    link = tmp_path / "000000002000"
+    link.symlink_to(elsewhere, target_is_directory=True)
+    _remove(link)
+    assert not link.exists() and not link.is_symlink() and (elsewhere / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("linked", ["run.lock", f"units/{UNIT}/worker.pid"])
+@pytest.mark.parametrize("victim_in_run", [False, True])
+def test_lock_and_pid_files_are_never_written_through_a_link(finished_run, tmp_path, capsys, linked, victim_in_run):
+    run = _unfinished_copy(finished_run, tmp_path)
+    victim = (run if victim_in_run else tmp_path) / "victim.txt"
+    victim.write_text("precious")
+    (run / linked).unlink(missing_ok=True)
+    (run / linked).symlink_to(victim)
+    fragment = "is a symbolic link" if victim_in_run else "leads out of the run directory"
+    _refused(capsys, fragment, "resume", run, "--no-progress")
+    assert victim.read_text() == "precious"
+
+
+def test_a_linked_worker_pid_of_a_ray_unit_is_refused(finished_run, tmp_path):
+    from benchgen.errors import UsageError
+
+    run = _unfinished_copy(finished_run, tmp_path)
+    victim = run / "run.json"
+    before = victim.read_bytes()
+    (run / "units" / UNIT / "worker.pid").symlink_to(victim)
+    with pytest.raises(UsageError, match="is a symbolic link"):
+        RunDir(run).write_pid_file(UNIT)
+    assert victim.read_bytes() == before
+
+
+def test_sweep_files_replace_a_link_rather_than_its_target(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    args = ("run", "toy", "random", "--tasks", "count-20", "--frames", "1000", "--vary", "seed_offset=0,1")
+    code, err = _cli(capsys, *args, "--out", out, "--no-progress")
+    assert code == 0, err
+    victims = {}
+    for name in ("sweep.md", "sweep_table.json"):
+        victims[name] = tmp_path / f"victim-{name}"
+        victims[name].write_text("precious")
+        (out / name).unlink()
+        (out / name).symlink_to(victims[name])
+    code, err = _cli(capsys, "resume", out, "--no-progress")
+    assert code == 0, err
+    for name, victim in victims.items():
+        assert victim.read_text() == "precious"
+        assert not (out / name).is_symlink() and (out / name).stat().st_size > 0
