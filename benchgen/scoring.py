@@ -107,6 +107,11 @@ class ReferenceScores:
     swept value matches."""
     spread: dict[str, float] = field(default_factory=dict)
     """Optional: task -> the published standard deviation of the score (over the paper's trials)."""
+    random: dict[str, float] = field(default_factory=dict)
+    """Optional: task -> the random score normalization against this table uses (the ``r`` of
+    ``(a - r) / |w - r|``), for a baseline published with random scores of its own (Atari 100K's
+    human scores come with other random scores than SABER's). Empty: the scorer's random scores.
+    Only the normalization changes: the table's raw scores are the same either way."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,13 @@ class Scorer:
         """Names accepted by ``--baseline``."""
         return sorted(self.references)
 
+    def default_baseline_for(self, protocol: Mapping[str, Any]) -> str:
+        """The baseline runs recorded under ``protocol`` (the suite's ``protocol()`` values, as a run
+        directory keeps them) are normalized against when the user names none: a protocol whose
+        papers normalize otherwise (Atari 100K: human scores with their own random scores) names
+        its own. The default: :attr:`default_baseline` whatever the protocol."""
+        return self.default_baseline
+
     def reference(self, baseline: str | None) -> ReferenceScores:
         """Resolve a baseline name or a CSV path (columns task,score) to a reference table."""
         from benchgen.errors import did_you_mean
@@ -199,10 +211,11 @@ class Scorer:
         if not self.references and baseline is None:
             return raw_summary(raw)
         ref = self.reference(baseline)
+        random_scores = ref.random or self.random_scores
         per_task: dict[str, float] = {}
         unnormalized: dict[str, float] = {}
         for task, value in raw.items():
-            r = self.random_scores.get(task)
+            r = random_scores.get(task)
             w = ref.scores.get(task)
             if r is None or w is None or (isinstance(w, float) and math.isnan(w)) or w == r:
                 unnormalized[task] = value

@@ -26,6 +26,16 @@ print that the tables let benchgen recompute.
 * Machado et al. 2018, Table 1 (``data/machado2018_table1.csv``): ``machado2018_<agent>_deterministic``
   and ``machado2018_<agent>_sticky`` for the Brute, Sarsa(lambda) + Blob-PROST and DQN.
 
+* Atari 100K (Kaiser et al. 2020's 26 games, 100K agent steps, scored on evaluation episodes after
+  training; ``data/atari100k_*.csv``): SPR (Schwarzer et al. 2021), Table 1: ``atari100k_simple``
+  (SimPLe, Kaiser et al. 2020), ``atari100k_der`` (DER, van Hasselt et al. 2019),
+  ``atari100k_otrainbow`` (OTRainbow, Kielak 2019), ``atari100k_curl`` (CURL, Srinivas, Laskin et
+  al. 2020), ``atari100k_drq`` (DrQ, Kostrikov et al. 2021), each as SPR reprints it from its
+  paper, and ``atari100k_spr`` (SPR's own, 10 seeds); BBF (Schwarzer et al. 2023), its per-game
+  appendix table: ``atari100k_bbf``. Protocol ``{"protocol": "atari100k"}``, view ``score`` (the whole
+  episode, which that protocol caps at 108,000 frames). Their yardstick is ``human_atari100k``
+  (``scoring.py``): the human scores with the papers' own random scores.
+
 Views: SABER's tables are in the view their column names (``score``: no time limit). Bellemare et
 al. and Machado et al. (SABER section 2.2) cap every episode at 18,000 frames, the suite's
 ``score_5min`` mark; under their
@@ -64,7 +74,16 @@ normalization), every printed aggregate the shipped tables determine:
   checked; the baseline-set range (4.1.2) spans 37 baseline policies whose individual scores are not
   printed (Const and Perturb give only the best of their 18), so it cannot be rebuilt either.
 
-Known discrepancies: the six capped means of SABER Table 3 (and Table 2's copy of one) do not
+* Atari 100K: SPR Table 1's mean and median human-normalized scores and its count of games at or
+  above human (normalized >= 1) for each of its six columns; BBF's mean and median (as paperswithcode
+  lists them: the paper's text was not available here). BBF's IQM and
+  optimality gap are computed over its runs, whose per-run scores the paper does not print: not
+  recomputable from the table. Agarwal et al. 2021's per-game scores are not shipped (no DrQ(epsilon)
+  table): their interval estimates cannot be checked here either.
+
+Known discrepancies: SPR's own mean (Table 1: 0.704) comes out of its printed per-game scores as
+0.7034, which rounds to 0.703, and BBF's per-game table averages 2.2474 where paperswithcode lists
+2.245; every other Atari 100K aggregate reproduces. The six capped means of SABER Table 3 (and Table 2's copy of one) do not
 come out of the per-game tables the paper prints (:data:`KNOWN_DISCREPANCIES`). The medians and
 superhuman counts of the same scores do. Separately, Table 4's single-actor scores for Ms. Pac-Man
 and Space Invaders are not Table 6's 200M scores (:data:`TABLE4_NOT_TABLE6`).
@@ -116,6 +135,18 @@ _MEAN_GAP = (
     "tables do not locate the gap"
 )
 KNOWN_DISCREPANCIES: dict[tuple[str, str, str, str], str] = {
+    ("BBF via paperswithcode", "bbf", "mean", "score"): (
+        "the per-game table shipped (a third-party transcription of BBF's appendix table, whose median "
+        "0.917 reproduces) averages 2.2474; paperswithcode.com lists BBF's mean as 2.245; the paper's "
+        "text was not available to tell which number it prints, or whether a cell of the copy differs"
+    ),
+    ("SPR Table 1", "spr", "mean", "score"): (
+        "SPR's per-game scores as printed in the same table, human-normalized with its Random and Human "
+        "columns, average 0.70344 over the 26 games, which rounds to 0.703, not 0.704 (0.0156 of "
+        "normalized score summed over the games); the median and the superhuman count reproduce, and "
+        "so do the means and medians of the table's five other columns; the paper does not say how its "
+        "mean was computed (over per-seed scores it would be the same number)"
+    ),
     ("Table 2", "rainbow", "mean_percent", "score_30min"): _MEAN_GAP.format(tables="Table 7"),
     ("Table 3", "rainbow", "mean_percent", "score_5min"): _MEAN_GAP.format(tables="Table 7"),
     ("Table 3", "rainbow", "mean_percent", "score_30min"): _MEAN_GAP.format(tables="Table 7"),
@@ -254,9 +285,50 @@ def machado2018_tables() -> list[ReferenceScores]:
     return out
 
 
+SPR2021 = "SPR (Schwarzer et al. 2021)"
+BBF2023 = "BBF (Schwarzer et al. 2023)"
+ATARI100K_PROTOCOL = {"protocol": "atari100k"}
+#: SPR Table 1's columns: (column, who, the paper the scores come from)
+ATARI100K_SPR_COLUMNS = (
+    ("simple", "SimPLe, model-based (world model + PPO)", "Kaiser et al. 2020"),
+    ("der", "Data-Efficient Rainbow", "van Hasselt et al. 2019"),
+    ("otrainbow", "OTRainbow, overtrained Rainbow", "Kielak 2019"),
+    ("curl", "CURL, Rainbow with a contrastive auxiliary loss", "Srinivas, Laskin et al. 2020"),
+    ("drq", "DrQ, DQN with image augmentation", "Kostrikov et al. 2021"),
+    ("spr", "SPR, Rainbow with self-predictive representations, 10 seeds", SPR2021),
+)
+_ATARI100K_WHAT = "Atari 100K: 100K agent steps (400K frames) per game, evaluation episodes after training"
+
+
+def atari100k_tables() -> list[ReferenceScores]:
+    """SPR Table 1's six columns and BBF's per-game table (module docstring)."""
+    spr = tables.atari100k_table("spr2021")
+    out = [
+        ReferenceScores(
+            name=f"atari100k_{column}",
+            scores=dict(spr[column]),
+            description=f"{SPR2021}: {who}; {_ATARI100K_WHAT}"
+            + ("" if paper == SPR2021 else f"; scores from {paper}, as SPR reprints them"),
+            source=f"{SPR2021}, Table 1",
+            protocol=dict(ATARI100K_PROTOCOL),
+        )
+        for column, who, paper in ATARI100K_SPR_COLUMNS
+    ]
+    out.append(
+        ReferenceScores(
+            name="atari100k_bbf",
+            scores=dict(tables.atari100k_table("bbf2023")["bbf"]),
+            description=f"{BBF2023}: BBF, replay ratio 8; {_ATARI100K_WHAT}",
+            source=f"{BBF2023}, appendix, per-game score table",
+            protocol=dict(ATARI100K_PROTOCOL),
+        )
+    )
+    return out
+
+
 def paper_reference_tables() -> list[ReferenceScores]:
     """Every published table above (``AtariSaberSuite.reference_scores`` adds them to its own)."""
-    return [*saber_tables(), *ale2013_tables(), *machado2018_tables()]
+    return [*saber_tables(), *ale2013_tables(), *machado2018_tables(), *atari100k_tables()]
 
 
 # --- aggregates ------------------------------------------------------------------------------------
@@ -378,7 +450,42 @@ def ale2013_aggregates() -> list[PublishedAggregate]:
     return out
 
 
+_ATARI100K_QUANTITIES = {
+    "mean": "mean human-normalized score",
+    "median": "median human-normalized score",
+    "superhuman_count": "games at or above human (normalized >= 1)",
+}
+
+
+def atari100k_aggregates() -> list[PublishedAggregate]:
+    """The Atari 100K papers' printed aggregates (SPR Table 1, BBF), recomputed through
+    :class:`~benchgen_atari_saber.scoring.AtariScorer` against ``human_atari100k``."""
+    scorer = scoring.AtariScorer()
+    references = {t.name: t for t in atari100k_tables()}
+    papers = {"SPR Table 1": f"{SPR2021}, Table 1", "BBF via paperswithcode": f"{BBF2023}, as paperswithcode lists it"}
+    out = []
+    for a in tables.atari100k_printed_aggregates():
+        result = scorer.score(references[f"atari100k_{a.subject}"].scores, baseline=a.baseline)
+        if a.quantity == "superhuman_count":
+            recomputed = float(result["classes"]["superhuman"])  # the class of normalized scores >= 1
+        elif a.quantity in ("mean", "median"):
+            recomputed = result[a.quantity]
+        else:
+            raise ValueError(f"{tables.ATARI100K_AGGREGATES_CSV}: unknown quantity {a.quantity}")
+        out.append(
+            PublishedAggregate(
+                source=papers[a.source],
+                quantity=f"{a.subject}: {_ATARI100K_QUANTITIES[a.quantity]}, {result['n_tasks']} games",
+                published=a.value,
+                recomputed=recomputed,
+                precision=a.precision,
+                known_discrepancy=KNOWN_DISCREPANCIES.get((a.source, a.subject, a.quantity, "score"), ""),
+            )
+        )
+    return out
+
+
 def published_aggregates() -> list[PublishedAggregate]:
     """Every printed aggregate the shipped tables determine (``AtariSaberSuite.published_aggregates``,
     ``benchgen selfcheck atari_saber``)."""
-    return [*saber_aggregates(), *ale2013_aggregates()]
+    return [*saber_aggregates(), *ale2013_aggregates(), *atari100k_aggregates()]

@@ -7,6 +7,11 @@ Baselines (``--baseline``):
 * ``human``: human beginner scores (Mnih et al. 2015).
 * ``rainbow_iqn_saber``: SABER's Rainbow-IQN trained 200M frames under this protocol (Table 6);
   ``rainbow_iqn_saber@10M`` / ``@50M`` / ``@100M`` / ``@200M`` pick another checkpoint.
+* ``human_atari100k``: the human scores of the Atari 100K papers (26 games), normalized with
+  *their* random scores (``(a - r') / |h - r'|``, ``r'`` from ``data/atari100k_random_human.csv``,
+  e.g. Alien 227.8 where SABER's random agent scores 211.9): the human-normalized score of Kaiser et
+  al. 2020, SPR, Agarwal et al. 2021 and BBF. The default for runs of the ``atari100k`` protocol
+  (:meth:`AtariScorer.default_baseline_for`); ``--baseline world_record`` still applies to them.
 
 Games without a reference (no world record, no human score) are reported raw and left out of
 the aggregates. A reference agent that reached infinite gameplay on a game gives no finite
@@ -24,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from benchgen.scoring import ReferenceScores, Scorer
 from benchgen_atari_saber import tables
@@ -31,12 +37,17 @@ from benchgen_atari_saber.flavors import is_flavor_task
 
 #: the checkpoint SABER reports its final Rainbow-IQN numbers at
 RAINBOW_IQN_DEFAULT_CHECKPOINT = "200M"
+#: the Atari 100K papers' human-normalized score (module docstring)
+HUMAN_ATARI100K = "human_atari100k"
+#: protocol preset -> the baseline its runs are normalized against by default
+PROTOCOL_BASELINES = {"atari100k": HUMAN_ATARI100K}
 
 
 def reference_tables() -> list[ReferenceScores]:
     """The suite's published baselines (``AtariSaberSuite.reference_scores``)."""
     games = tables.games()
     iqn = tables.rainbow_iqn_saber()
+    hundred_k = tables.atari100k_random_human()
     return [
         ReferenceScores(
             name="world_record",
@@ -59,6 +70,15 @@ def reference_tables() -> list[ReferenceScores]:
             spread=dict(tables.rainbow_iqn_saber_std()[RAINBOW_IQN_DEFAULT_CHECKPOINT]),
             protocol={"protocol": "saber"},
         ),
+        ReferenceScores(
+            name=HUMAN_ATARI100K,
+            scores={game: human for game, (_, human) in hundred_k.items()},
+            description="human scores of the Atari 100K papers (26 games), normalized with their own random "
+            "scores (Alien: random 227.8, human 7127.7)",
+            source="SPR (Schwarzer et al. 2021), Table 1, columns Random and Human; the same in Dopamine's "
+            "labs/atari_100k/normalization_utils.py",
+            random={game: random for game, (random, _) in hundred_k.items()},
+        ),
     ]
 
 
@@ -74,6 +94,12 @@ class AtariScorer(Scorer):
 
     def __init__(self):
         super().__init__(random_scores(), {ref.name: ref for ref in reference_tables()})
+
+    def default_baseline_for(self, protocol: Mapping[str, Any]) -> str:
+        """``human_atari100k`` for runs of the ``atari100k`` preset (and of a custom protocol based on
+        it), :attr:`default_baseline` (world records) otherwise."""
+        name = protocol.get("protocol_base") if protocol.get("protocol") == "custom" else protocol.get("protocol")
+        return PROTOCOL_BASELINES.get(str(name), self.default_baseline)
 
     def baselines(self) -> list[str]:
         """Names accepted by ``--baseline``, checkpoint variants included."""

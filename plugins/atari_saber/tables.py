@@ -1,6 +1,7 @@
-"""The suite's data tables: the 61 games with their baselines, and SABER's Rainbow-IQN scores.
+"""The suite's data tables: the 61 games with their baselines, SABER's Rainbow-IQN scores, and the
+Atari 100K papers' random/human scores and per-game tables (the end of this module).
 
-Both CSVs live in ``data/`` next to this module (shipped as package data):
+The CSVs live in ``data/`` next to this module (shipped as package data):
 
 * ``world_records.csv``: ale-py ROM id, random score, human beginner score (Mnih 2015; empty where
   unknown), world record (TwinGalaxies, July 2019; empty where none: double_dunk,
@@ -268,3 +269,76 @@ def ale2013_paired_tests() -> dict[tuple[str, str], tuple[int, int]]:
 def ale2013_printed_aggregates() -> tuple[PrintedAggregate, ...]:
     """The aggregates Bellemare et al. 2013 print (Tables 4-5 "Times Best", sections 3.1.3, 3.2.3, 4.1.3)."""
     return _printed(ALE2013_AGGREGATES_CSV)
+
+
+# --- Atari 100K (Kaiser et al. 2020's 26 games, 100K agent steps) ------------------------------------
+#
+# * ``atari100k_random_human.csv``: the random and human scores every Atari 100K paper normalizes
+#   with (SPR Table 1's Random and Human columns; Dopamine's labs/atari_100k/normalization_utils.py),
+#   not SABER's random column of ``world_records.csv``.
+# * ``atari100k_table_spr2021.csv``: SPR (Schwarzer et al. 2021) Table 1, per-game scores of SimPLe,
+#   DER, OTRainbow, CURL, DrQ and SPR.
+# * ``atari100k_table_bbf2023.csv``: BBF (Schwarzer et al. 2023), per-game scores of BBF.
+# * ``atari100k_printed_aggregates.csv``: the human-normalized means, medians and superhuman counts
+#   those papers print.
+#
+# Each file starts with ``#`` lines saying where its numbers come from.
+
+ATARI100K_RANDOM_HUMAN_CSV = DATA / "atari100k_random_human.csv"
+ATARI100K_TABLE_CSV = {
+    "spr2021": DATA / "atari100k_table_spr2021.csv",
+    "bbf2023": DATA / "atari100k_table_bbf2023.csv",
+}
+ATARI100K_AGGREGATES_CSV = DATA / "atari100k_printed_aggregates.csv"
+
+
+def _commented_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV whose leading ``#`` lines are its source note."""
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    return list(csv.DictReader(lines))
+
+
+def source_note(path: Path) -> str:
+    """The leading ``#`` lines of a data CSV, joined: where its numbers come from."""
+    lines = path.read_text().splitlines()
+    return " ".join(line.lstrip("#").strip() for line in lines if line.startswith("#"))
+
+
+@cache
+def atari100k_random_human() -> dict[str, tuple[float, float]]:
+    """Atari 100K's 26 games -> (random score, human score), in Kaiser et al.'s order."""
+    return {
+        row["game"].strip(): (float(row["random"]), float(row["human"]))
+        for row in _commented_rows(ATARI100K_RANDOM_HUMAN_CSV)
+    }
+
+
+@cache
+def atari100k_table(name: str) -> dict[str, dict[str, float]]:
+    """An Atari 100K paper's per-game table (``spr2021``, ``bbf2023``): column -> game -> score."""
+    rows = _commented_rows(ATARI100K_TABLE_CSV[name])
+    columns = [c for c in rows[0] if c != "game"]
+    table: dict[str, dict[str, float]] = {c: {} for c in columns}
+    for row in rows:
+        for column in columns:
+            value = float(row[column])
+            if not math.isfinite(value):
+                raise ValueError(f"{ATARI100K_TABLE_CSV[name]}: {column} of {row['game']} is {row[column]}")
+            table[column][row["game"].strip()] = value
+    return table
+
+
+@cache
+def atari100k_printed_aggregates() -> tuple[PrintedAggregate, ...]:
+    """The aggregates the Atari 100K papers print (SPR Table 1, BBF)."""
+    return tuple(
+        PrintedAggregate(
+            source=row["source"],
+            subject=row["subject"],
+            quantity=row["quantity"],
+            value=float(row["value"]),
+            precision=float(row["precision"]),
+            baseline="human_atari100k",
+        )
+        for row in _commented_rows(ATARI100K_AGGREGATES_CSV)
+    )

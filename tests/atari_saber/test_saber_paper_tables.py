@@ -47,6 +47,8 @@ def test_every_table_names_suite_tasks_a_suite_view_and_its_source():
     suite = AtariSaberSuite()
     for table in TABLES.values():
         _check_reference(suite, table)  # what the registry does at start-up: PluginError otherwise
+        if table.protocol == published.ATARI100K_PROTOCOL:
+            continue  # the Atari 100K papers' tables: test_atari100k_tables.py
         paper, _, where = table.source.partition(", ")
         assert paper in (published.SABER, published.ALE2013, published.MACHADO2018), table.source
         assert re.fullmatch(r"Table \d", where), table.source

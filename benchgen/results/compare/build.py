@@ -93,7 +93,11 @@ def build_comparison(
     unit = meta0.get("budget_unit", "frames")
     plugin_tables = dict(registry.reference_scores(suite))
     user_tables = {t.name: t for t in map(parse_reference_option, references)}
-    scorer, base_name, base_notes = resolve_baseline(registry.scorer(suite), {**plugin_tables, **user_tables}, baseline)
+    suite_scorer = registry.scorer(suite)
+    if baseline is None:  # the runs' protocol may have a yardstick of its own (Atari 100K: human_atari100k)
+        preferred = suite_scorer.default_baseline_for(meta0.get("protocol") or {})
+        baseline = preferred if preferred != suite_scorer.default_baseline else None
+    scorer, base_name, base_notes = resolve_baseline(suite_scorer, {**plugin_tables, **user_tables}, baseline)
     notes += base_notes
     norm = Normalizer(scorer, base_name)
     if normalization not in NORMALIZATIONS:
@@ -225,6 +229,8 @@ def build_comparison(
         }
         for lab in labels
     }
+    for a in result["agents"].values():  # tasks whose mean over seeds is at or above the baseline's score
+        a["at_or_above_baseline"] = a["classes"]["superhuman"] if a["classes"] else None
     refs = _reference_rows(
         plugin_tables if show_references else {}, user_tables, tasks, agg_tasks, norm, amount, unit, metric_names
     )
@@ -377,6 +383,7 @@ def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normaliz
             "aggregates": stats.aggregate_point(matrix, metric_names) if covered else {},
             "classes": _classes({t: normed[t] for t in covered}) if norm.classes else None,
         }
+        rows[name]["at_or_above_baseline"] = rows[name]["classes"]["superhuman"] if rows[name]["classes"] else None
     return rows, published
 
 

@@ -114,7 +114,7 @@ def to_html(result: dict, images: list[Path] = ()) -> str:
     body.append(
         _table(
             "aggregates",
-            ["agent", "runs"] + [render.metric_title(result, m) for m in result["metrics"]],
+            render.aggregate_head(result),
             render.aggregate_rows(result),
         )
     )

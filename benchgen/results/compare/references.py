@@ -126,7 +126,10 @@ def at_checkpoint(table: ReferenceScores, label: str) -> ReferenceScores:
         parsed = parse_checkpoint_label(str(key))
         if str(key) == label or (wanted and parsed and parsed[1] == wanted[1]):
             return ReferenceScores(
-                name=f"{table.name}@{label}", scores=dict(scores), description=f"{table.description} at {key}".strip()
+                name=f"{table.name}@{label}",
+                scores=dict(scores),
+                description=f"{table.description} at {key}".strip(),
+                random=dict(table.random),
             )
     known = ", ".join(map(str, table.by_checkpoint)) or "none"
     raise UsageError(f"reference '{table.name}' has no checkpoint '{label}' (it has: {known})")

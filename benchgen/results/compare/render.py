@@ -83,20 +83,43 @@ def header_lines(result: dict) -> list[str]:
     return lines
 
 
+def _counts_at_or_above(result: dict) -> bool:
+    """Whether the comparison counts tasks at or above the baseline (reference normalization)."""
+    return any(a.get("at_or_above_baseline") is not None for a in result["agents"].values())
+
+
+def aggregate_head(result: dict) -> list[str]:
+    """The aggregate table's header: the metrics, then the count of tasks at or above the baseline
+    (normalized >= 1: Atari 100K's "games superhuman" against ``human_atari100k``)."""
+    head = ["agent", "runs"] + [metric_title(result, m) for m in result["metrics"]]
+    return head + ([f">= {result['baseline']}"] if _counts_at_or_above(result) else [])
+
+
 def aggregate_rows(result: dict) -> list[list[str]]:
     """Agents (with intervals) then reference agents (point estimates) then published aggregates."""
     norm = result["normalized"]
+    count = _counts_at_or_above(result)
+
+    def above(row: dict) -> list[str]:
+        if not count:
+            return []
+        n = row.get("at_or_above_baseline")
+        return ["-" if n is None else f"{n}/{sum(row['classes'].values())}"]
+
     rows = []
     for lab, a in result["agents"].items():
-        rows.append([lab, str(a["n_runs"])] + [fmt_estimate(a["aggregates"][m], norm) for m in result["metrics"]])
+        rows.append(
+            [lab, str(a["n_runs"])] + [fmt_estimate(a["aggregates"][m], norm) for m in result["metrics"]] + above(a)
+        )
     for name, r in result["references"].items():
         cells = [fmt_value(r["aggregates"].get(m), norm) for m in result["metrics"]]
-        rows.append([f"{name} (reference, {r['checkpoint']}; {len(r['covered'])} tasks)", "-"] + cells)
+        rows.append([f"{name} (reference, {r['checkpoint']}; {len(r['covered'])} tasks)", "-"] + cells + above(r))
     for name, p in result["published"].items():
         std = f" ± {fmt_raw(p['std'])}" if p.get("std") is not None and not math.isnan(p["std"]) else ""
         rows.append(
             [f"{name} (published aggregate)", "-"]
             + [f"{fmt_raw(p['aggregate'])}{std}" if m == "mean" else "-" for m in result["metrics"]]
+            + (["-"] if count else [])
         )
     return rows
 
@@ -203,7 +226,7 @@ def to_markdown(result: dict, images: list[str] = ()) -> str:
     out += [*header_lines(result), ""]
     out += ["## Runs", ""] + _table(*runs_table(result))
     out += [f"## Aggregates ({len(result['aggregate_tasks'])} tasks)", ""]
-    out += _table(["agent", "runs"] + [metric_title(result, m) for m in result["metrics"]], aggregate_rows(result))
+    out += _table(aggregate_head(result), aggregate_rows(result))
     if result["probability_of_improvement"]:
         out += ["## Probability of improvement", ""]
         out += _table(*improvement_table(result))
@@ -257,9 +280,11 @@ def summary(result: dict, out_dir=None) -> str:
     metrics = result["metrics"]
     lines.append(f"{'agent':28} {'runs':>4}  " + "  ".join(f"{metric_title(result, m):>28}" for m in metrics))
     for lab, a in result["agents"].items():
+        above = a.get("at_or_above_baseline")
         lines.append(
             f"{lab[:28]:28} {a['n_runs']:>4}  "
             + "  ".join(f"{fmt_estimate(a['aggregates'][m], result['normalized']):>28}" for m in metrics)
+            + ("" if above is None else f"  {above}/{sum(a['classes'].values())} tasks >= {result['baseline']}")
         )
     for p in result["probability_of_improvement"]:
         ci = "" if p["ci_low"] is None else f" [{p['ci_low']:.3f}, {p['ci_high']:.3f}]"
