@@ -238,7 +238,7 @@ COMPARE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "baseline": ("--baseline", {}),
     "normalization": ("--normalization", {"choices": ["reference", "random", "baseline-set", "inter-algorithm"]}),
     "baseline_set": ("--baseline-set", {"type": _csv_list}),
-    "references": ("--reference", {"action": "append", "metavar": "NAME=CSV"}),
+    "references": ("--reference", {"action": "append", "metavar": "NAME[=CSV]"}),
     "show_references": ("--no-references", {"action": "store_false"}),
     "phase": (
         "--phase",
@@ -508,7 +508,8 @@ def cmd_evaluate(args) -> int:
     preflight(resolved)
     resolved.run.from_checkpoint = None
     name = Path(args.protocol).stem if args.protocol.endswith((".yaml", ".yml")) else args.protocol
-    out = args.out or args.run_dir.with_name(f"{args.run_dir.name}-eval-{name}")
+    source = Path(os.path.abspath(args.run_dir))  # (`.` and `runs/base/..` have a name too)
+    out = args.out or source.with_name(f"{source.name}-eval-{name}")
     run_dir = RunDir.create(out, {**run_metadata(reg, resolved), **extra}, units)
     schedule = extra["reevaluation"]["schedule"]
     quota = f"{schedule['episodes']:,} episodes" if schedule["episodes"] else f"{schedule['frames']:,} frames"
@@ -518,7 +519,30 @@ def cmd_evaluate(args) -> int:
         f"epsilon {schedule['epsilon']}\nrun directory: {run_dir}",
         file=sys.stderr,
     )
-    return _execute(run_dir, resolved)
+    try:
+        return _execute(run_dir, resolved)
+    except Exception:  # (a stopped evaluation returns 130 and resumes)
+        _discard_if_empty(run_dir)
+        raise
+
+
+def _discard_if_empty(run_dir) -> None:
+    """Remove a run this command created that failed before recording anything: no half-made run
+    is left behind (one with episodes or checkpoints is kept, to resume)."""
+    import shutil
+
+    if not run_dir.is_run():
+        return
+    try:
+        store = run_dir.store(readonly=True)
+        try:
+            empty = store.count_episodes() == 0 and not store.checkpoints()
+        finally:
+            store.close()
+    except Exception:  # a store that cannot be read is left as it is
+        return
+    if empty:
+        shutil.rmtree(run_dir.path, ignore_errors=True)
 
 
 def cmd_resume(args) -> int:

@@ -279,7 +279,8 @@ def plan_reevaluation(registry, source: Path, protocol_text: str, episodes: int 
             list(u.tasks),
             u.seed,
             max(1, u.frames_done),  # the frames the agent trained for (evaluation frames are not counted)
-            str(src.absolute(u.last_checkpoint)),
+            # absolute: a path relative to here would be read as one inside the new run
+            str(src.absolute(u.last_checkpoint).absolute()),
             learn=False,
         )
         for i, u in enumerate(sources)

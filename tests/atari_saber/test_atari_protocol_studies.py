@@ -72,3 +72,29 @@ def test_a_trained_agent_is_re_evaluated_under_another_protocol_and_the_report_n
     report = (out / "report" / "report.md").read_text()
     assert "trained under the protocol machado2018" in report and "custom (from dqn2015)" in report
     assert_usage_error(run_cli("evaluate", tmp_path, "--protocol", "saber"), "not a benchgen run directory")
+
+
+def test_evaluate_takes_a_relative_run_path_and_a_failed_one_leaves_nothing_behind(tmp_path, monkeypatch, capsys):
+    """Issue 27 item 3: ``benchgen evaluate runs/base`` read its starting checkpoints relative to
+    the new run and always failed, leaving a half-made evaluation run behind."""
+    from benchgen.cli import main
+    from benchgen.errors import UsageError
+    from benchgen.run import execute
+
+    trained = ("run", "atari_saber", "random", "--tasks", "pong", "--frames", "4k", "--num-envs", "1")
+    proc = run_cli(*trained, "--protocol", "machado2018", "--out", "runs/base", "--no-progress", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    monkeypatch.chdir(tmp_path)
+    evaluate = ["evaluate", "runs/base", "--protocol", "saber", "--episodes", "1", "--no-progress"]
+    with monkeypatch.context() as m:
+
+        def fail(*args, **kwargs):
+            raise UsageError("the unit failed")
+
+        m.setattr(execute, "run_units", fail)
+        assert main(evaluate) == 2
+    assert "benchgen: error: the unit failed" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["base"]  # nothing half-made
+    assert main(evaluate) == 0, capsys.readouterr().err
+    rows = _phases(tmp_path / "runs" / "base-eval-saber")
+    assert [phase for phase, _ in rows] == ["reeval"]
