@@ -92,7 +92,13 @@ def build_comparison(
     suite = registry.suite(meta0["suite"])
     unit = meta0.get("budget_unit", "frames")
     plugin_tables = dict(registry.reference_scores(suite))
-    user_tables = {t.name: t for t in map(parse_reference_option, references)}
+    user_tables = {}
+    for text in references:
+        if "=" not in text and text in plugin_tables and not Path(text).exists():
+            user_tables[text] = plugin_tables[text]  # a shipped table by name: shown even with --no-references
+        else:
+            table = parse_reference_option(text)
+            user_tables[table.name] = table
     suite_scorer = registry.scorer(suite)
     if baseline is None:  # the runs' protocol may have a yardstick of its own (Atari 100K: human_atari100k)
         preferred = suite_scorer.default_baseline_for(meta0.get("protocol") or {})

@@ -25,7 +25,8 @@ class CompareOptions:
     (``benchgen references SUITE``; ``--reference`` ones too) and ``random`` (the suite's random scores)."""
     references: tuple[str, ...] = ()
     """Reference tables added as rows and usable as baselines, each ``NAME=CSV`` (task,score or
-    task,frames_10M,...)."""
+    task,frames_10M,...), or the name of one of the suite's shipped tables (``benchgen references
+    SUITE``), shown even with ``--no-references``."""
     phase: str = "auto"
     """Phase compared; auto: fine-tuning, else training, else zero-shot."""
     at: int | None = None
