@@ -21,13 +21,18 @@ from benchgen.protocols import protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
-from benchgen.results.rundir import RunDir, write_atomically
+from benchgen.results.rundir import VIDEO_PHASE, RunDir, write_atomically
 from benchgen.results.transfer import CURVES, TRANSFER_FINETUNE, TRANSFER_ZEROSHOT, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES
 from benchgen.suite import evaluated_phase
 
 #: the order phases are reported in
 PHASE_ORDER = ["train_eval", "train", "reeval", "joint_eval", "joint", "zeroshot", "finetune_eval", "finetune"]
+
+
+def _phase_rank(phase: str) -> tuple[int, str]:
+    """Where a phase goes in the report: ``PHASE_ORDER``, then any other (by name)."""
+    return (PHASE_ORDER.index(phase) if phase in PHASE_ORDER else len(PHASE_ORDER), phase)
 
 
 def to_budget_unit(meta: dict, frames: int) -> int:
@@ -81,9 +86,13 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     # the transfer phases (and their evaluation rounds) mix several joint checkpoints: reported
     # as curves, not as a phase
     phases = sorted(
-        {p for p in runs if (evaluated_phase(p) or p) not in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)}
+        {
+            p
+            for p in runs
+            if (evaluated_phase(p) or p) not in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE) and p != VIDEO_PHASE
+        }
         | ({"zeroshot"} if short else set()),
-        key=PHASE_ORDER.index,
+        key=_phase_rank,
     )
     default_budget = suite.default_budget
     report: dict[str, Any] = {

@@ -40,6 +40,8 @@ RUN_FILE = "run.json"
 CHECKPOINT_FILE = "checkpoint.json"
 PID_FILE = "worker.pid"
 LOCK_FILE = "run.lock"
+#: the phase ``benchgen video``'s filmed episodes are recorded under (kept out of the results)
+VIDEO_PHASE = "video"
 
 
 def open_no_follow(path: Path, mode: str = "r+"):
@@ -179,15 +181,16 @@ class RunDir:
         return target
 
     @contextlib.contextmanager
-    def lock(self):
+    def lock(self, then: str = "resume"):
         """Hold the run for this process: a second ``run``/``resume`` of the same directory gets
         one line naming the holder instead of writing beside it, and so does one started while a
         unit process of an earlier, killed ``--jobs N`` run is still finishing. The locks
         (``flock`` on ``run.lock`` and on each unit's ``worker.pid``) are released by the kernel
-        when their holder dies, however it dies."""
+        when their holder dies, however it dies. ``then``: what the one line tells the user to do
+        once the holder is gone (another writer than ``resume``: ``benchgen video``)."""
         with _held(
             self.inside(self.path / LOCK_FILE),
-            f"run {self.path} is in use by process {{holder}}; wait for it to end or stop it, then resume",
+            f"run {self.path} is in use by process {{holder}}; wait for it to end or stop it, then {then}",
         ):
             for pid_file in sorted(self.path.glob(f"units/*/{PID_FILE}")):
                 with _held(

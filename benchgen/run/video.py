@@ -17,14 +17,12 @@ import numpy as np
 
 from benchgen.errors import UsageError
 from benchgen.remote import EpisodeTracker
-from benchgen.results.rundir import RunDir
+from benchgen.results.rundir import VIDEO_PHASE, RunDir
 from benchgen.results.store import Unit
 from benchgen.run.plan import resolve_from_meta
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.suite import EpisodeEnd
 
-#: the phase video episodes are recorded under
-VIDEO_PHASE = "video"
 #: emulator frames per second of the games (Atari and Genesis: 60)
 GAME_FPS = 60
 
@@ -82,11 +80,9 @@ def _annotated(screen: np.ndarray, score: float, frames: int) -> np.ndarray:
 
 
 def record_videos(path: str | Path, task: str, checkpoint: int | None = None, episodes: int = 1) -> list[Path]:
-    """Write ``episodes`` MP4s of the run's agent playing ``task``; return their paths."""
-    import imageio.v2 as imageio
-
+    """Write ``episodes`` MP4s of the run's agent playing ``task``; return their paths. Holds the
+    run's lock: a run that is training (or being filmed) is refused in one line."""
     from benchgen.registry import get_registry
-    from benchgen.run.unit import build_agent
 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
@@ -95,6 +91,16 @@ def record_videos(path: str | Path, task: str, checkpoint: int | None = None, ep
     if task not in meta["tasks"] and task not in ((meta.get("split") or {}).get("test") or []):
         raise UsageError(f"this run did not play '{task}' (it played {', '.join(meta['tasks'][:6])})")
     r = resolve_from_meta(get_registry(), meta)
+    # the videos' episodes are written into the run's store: not while the run trains (or films)
+    with run_dir.lock(then="film it"):
+        return _record(run_dir, r, task, checkpoint, episodes)
+
+
+def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int) -> list[Path]:
+    import imageio.v2 as imageio
+
+    from benchgen.run.unit import build_agent
+
     store = run_dir.store()
     try:
         unit = _unit_for(store.units(), task)

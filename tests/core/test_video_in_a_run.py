@@ -1,0 +1,63 @@
+"""``benchgen video`` writes into a run (issue 27): its episodes, recorded under the phase
+``video``, leave ``report`` and ``resume`` working, and it holds the run's lock, so a run that
+is training (or being filmed) is refused in one line instead of failing on the store."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from benchgen.results.rundir import VIDEO_PHASE, RunDir
+from tests.conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+def _cli(capsys, *args) -> tuple[int, list[str]]:
+    from benchgen.cli import main
+
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    return code, [line for line in err.splitlines() if line.strip()]
+
+
+def test_report_and_resume_of_a_run_with_video_episodes(finished_run, tmp_path, capsys):
+    """Issue 27 item 4: they crashed with "'video' is not in list"."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    store = RunDir(run).store()
+    try:
+        (unit,) = store.units()
+        filmed = {"task": "count-20", "env_index": 0, "frames_total": unit.frames_done, "length_frames": 80}
+        episode = max(store.next_episode_numbers(unit.unit_id).values())
+        record = {**filmed, "phase": VIDEO_PHASE, "episode": episode, "score": 7.0, "end_reason": "done"}
+        store.record_episodes(unit, [{**record, "extras": {"video": "videos/count-20.mp4"}}], unit.frames_done)
+    finally:
+        store.close()
+    before = json.loads((run / "report" / "report.json").read_text())["phases"]
+    code, err = _cli(capsys, "report", run)
+    assert code == 0, err
+    after = json.loads((run / "report" / "report.json").read_text())["phases"]
+    assert VIDEO_PHASE not in after and after == before  # a filmed episode is not a result
+    code, err = _cli(capsys, "resume", run, "--no-progress")
+    assert code == 0, err
+
+
+def test_video_refuses_a_run_in_use(finished_run, capsys):
+    """Issue 27 item 5: filmed while the run trained, it failed on the store (IntegrityError)."""
+    with RunDir(finished_run).lock():
+        code, err = _cli(capsys, "video", finished_run, "--task", "count-20")
+    assert code == 2 and len(err) == 1, err
+    assert f"is in use by process {os.getpid()}" in err[0] and "then film it" in err[0], err[0]
