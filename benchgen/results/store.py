@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,7 +163,9 @@ class ResultsStore:
             self.path = self.path / DB_NAME
         try:
             if readonly:
-                self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_SECONDS)
+                # (quoted: a `#`, `?` or `%` in a folder name is part of the path, not of the URI)
+                uri = f"file:{urllib.parse.quote(str(self.path))}?mode=ro"
+                self.conn = sqlite3.connect(uri, uri=True, timeout=LOCK_TIMEOUT_SECONDS)
                 self.conn.execute("SELECT COUNT(*) FROM units").fetchone()
             else:
                 self.conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_SECONDS)

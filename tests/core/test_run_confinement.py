@@ -137,3 +137,19 @@ def test_sweep_files_replace_a_link_rather_than_its_target(tmp_path, capsys):
     for name, victim in victims.items():
         assert victim.read_text() == "precious"
         assert not (out / name).is_symlink() and (out / name).stat().st_size > 0
+
+
+@pytest.mark.parametrize("name", ["a#b", "a?b", "a%b", "a%20b"])
+def test_a_run_whose_folder_name_holds_uri_characters_is_read(finished_run, tmp_path, capsys, name):
+    """Issue 27 item 8: the store's read-only ``file:`` URI was not quoted: ``#`` and ``?`` cut the
+    path short (opening, and creating, another file beside the run), ``%`` escaped what follows."""
+    run = tmp_path / name
+    shutil.copytree(finished_run, run)
+    store = RunDir(run).store(readonly=True)
+    try:
+        assert [u.unit_id for u in store.units()] == [UNIT]
+    finally:
+        store.close()
+    code, err = _cli(capsys, "report", run)
+    assert code == 0, err
+    assert [p.name for p in tmp_path.iterdir()] == [name]  # nothing made beside the run
