@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
-from benchgen_agents.dqn.config import DQNConfig
+from benchgen_agents.dqn.config import VARIANTS, DQNConfig
 
 
 def make_agent(config: DQNConfig, environment: AgentEnvironment):
@@ -25,6 +25,7 @@ SPECS = [
         factory=make_agent,
         description="DQN (Mnih et al. 2015): Nature network, epsilon-greedy, uniform replay, RMSProp",
         default_num_envs=1,
+        variants=VARIANTS,  # nature (the defaults) and drq_eps (DrQ(epsilon), Atari 100K): see config.py
     )
 ]
 

@@ -30,11 +30,13 @@ class DQNAgent(ExpectedValueHead, ValueBasedAgent):
     config: DQNConfig
 
     def make_optimizer(self, parameters) -> torch.optim.Optimizer:
+        cfg = self.config
+        if cfg.optimizer == "adam":  # DrQ (Kostrikov et al. 2021): Adam with DER's lr and epsilon
+            return torch.optim.Adam(parameters, lr=cfg.learning_rate, eps=cfg.adam_eps, fused=True)
         # Nature DQN's RMSProp (DeepMind's variant, centered): squared-gradient and gradient
         # momentum 0.95, step lr * g / sqrt(E[g^2] - E[g]^2 + 0.01). torch's centered RMSprop adds
         # its eps outside the square root: sqrt(v) + eps with eps = sqrt(0.01) = 0.1 bounds the
         # paper's denominator within a factor sqrt(2) and equals it where either term dominates.
-        cfg = self.config
         return torch.optim.RMSprop(
             parameters,
             lr=cfg.learning_rate,

@@ -7,6 +7,13 @@ frames), as DeepMind's released code and Dopamine's ``dqn_nature.gin`` read it: 
 settings in emulator frames (``*_frames``; see
 :class:`~benchgen_agents.value_based.config.ValueBasedConfig`), so they appear here times 4.
 
+Variants (``--set variant=NAME``, :data:`VARIANTS`): ``nature``, the defaults below, and
+``drq_eps``, DrQ(epsilon): DrQ (Kostrikov, Yarats, Fergus 2021, "Image Augmentation Is All You
+Need", its Atari 100K agent, an "Efficient DQN") with the exploration settings of Agarwal et
+al. 2021 ("Deep RL at the Edge of the Statistical Precipice", section 5 and appendix), as
+Dopamine's ``labs/atari_100k/configs/DrQ_eps.gin`` runs it. A variant only supplies defaults:
+settings given with ``--set``/``--config`` override its values.
+
 This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
 """
 
@@ -14,12 +21,46 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from benchgen.errors import did_you_mean
 from benchgen_agents.value_based.config import ValueBasedConfig, check_int, check_number
+
+#: DrQ(epsilon) on Atari 100K. DrQ's own values (Kostrikov et al. 2021, appendix, Atari 100K
+#: hyper-parameters): random-shift augmentation; double and dueling Q-learning without noisy
+#: nets, distributional head or prioritized replay; 10-step returns; a learner update at every
+#: agent step from 1,600 steps of replay on; a target copy at every update; Adam, lr 1e-4 and
+#: eps 1.5e-4 (DER's); epsilon annealed over 5,000 steps. Agarwal et al. 2021's epsilon settings:
+#: 0.01 when training (0.001 when evaluating is the ``atari100k`` protocol's). Replay: the whole
+#: 100K-step run (DrQ: 100K). Torso: the Nature CNN with 512 hidden units, as Dopamine's
+#: ``Atari100kRainbowAgent`` (``FullRainbowNetwork``). Frame-counted values are agent steps x 4.
+DRQ_EPS: dict[str, object] = {
+    "augmentation": "shift_intensity",
+    "n_step": 10,
+    "double_q": True,
+    "dueling": True,
+    "priority_exponent": 0.0,
+    "learning_starts_frames": 6_400,
+    "update_period_steps": 1,
+    "target_update_frames": 4,
+    "epsilon_end": 0.01,
+    "epsilon_decay_frames": 20_000,
+    "optimizer": "adam",
+    "learning_rate": 1e-4,
+    "adam_eps": 1.5e-4,
+    "replay_capacity": 100_000,
+}
+
+#: ``variant`` -> the config defaults it gives (``AgentSpec.variants``)
+VARIANTS: dict[str, dict[str, object]] = {"nature": {}, "drq_eps": DRQ_EPS}
 
 
 @dataclass
 class DQNConfig(ValueBasedConfig):
     """Nature DQN: one-step Q-learning, target network, uniform replay, epsilon-greedy, RMSProp."""
+
+    variant: str = "nature"
+    """Which defaults the settings below take (:data:`VARIANTS`): "nature" (Mnih et al. 2015) or
+    "drq_eps" (DrQ(epsilon) for Atari 100K: :data:`DRQ_EPS`). Settings given explicitly override
+    the variant's."""
 
     # -- network and targets: the Nature paper's, not Rainbow's ---------------------------------
     dueling: bool = False
@@ -44,8 +85,13 @@ class DQNConfig(ValueBasedConfig):
     4M frames; DeepMind's code and Dopamine start the annealing when learning starts)."""
 
     # -- optimisation and schedule ----------------------------------------------------------------
+    optimizer: str = "rmsprop"
+    """"rmsprop" (DQN: centered RMSProp, the two settings below) or "adam" (DrQ: Adam with
+    ``adam_eps``)."""
+    adam_eps: float = 1.5e-4
+    """Adam epsilon when ``optimizer="adam"`` (DrQ, DER: 1.5e-4)."""
     learning_rate: float = 2.5e-4
-    """RMSProp learning rate (DQN: 0.00025)."""
+    """Learning rate (DQN's RMSProp: 0.00025; DrQ's Adam: 0.0001)."""
     rmsprop_decay: float = 0.95
     """RMSProp squared-gradient and gradient momentum (DQN: 0.95 both)."""
     rmsprop_min_squared_gradient: float = 0.01
@@ -65,7 +111,12 @@ class DQNConfig(ValueBasedConfig):
         self.epsilon_decay_steps = max(1, self.epsilon_decay_frames // self.frames_per_step)
 
     def _validate(self) -> None:
+        if self.variant not in VARIANTS:
+            raise did_you_mean("dqn variant", str(self.variant), VARIANTS)
+        if self.optimizer not in ("rmsprop", "adam"):
+            raise did_you_mean("dqn optimizer", str(self.optimizer), ("rmsprop", "adam"))
         super()._validate()
+        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")
         for name in ("epsilon_start", "epsilon_end"):
             value = getattr(self, name)
             check_number(name, value, 0.0 <= value <= 1.0, "in [0, 1]")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
-from benchgen_agents.rainbow.config import SONIC_DEFAULTS, RainbowConfig
+from benchgen_agents.rainbow.config import SONIC_DEFAULTS, VARIANTS, RainbowConfig
 
 
 def make_agent(config: RainbowConfig, environment: AgentEnvironment):
@@ -28,6 +28,7 @@ SPECS = [
         default_num_envs=1,
         suite_defaults={"sonic": dict(SONIC_DEFAULTS)},  # Gotta Learn Fast section 4.2
         check_config=WorkerSettingsCheck("rainbow"),
+        variants=VARIANTS,  # paper (the defaults) and der (Data-Efficient Rainbow, Atari 100K): see config.py
     )
 ]
 

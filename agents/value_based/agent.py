@@ -35,6 +35,7 @@ from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.torch_device import pick_device
+from benchgen_agents.value_based.augmentation import augment_batch
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
 from benchgen_agents.value_based.replay import PrioritizedReplay
 
@@ -128,6 +129,7 @@ class ValueBasedAgent(Agent):
         """One gradient step on a prioritized batch; returns (mean loss, mean Q of taken actions)."""
         cfg = self.config
         batch = self.replay.sample(cfg.batch_size, beta, self.np_rng)
+        batch = augment_batch(batch, cfg.augmentation, self.np_rng)  # DrQ: shifted states, shifted next states
         weights = self._tensor(batch["weights"])
         per_sample, q_taken = self.sample_losses(batch)
         loss = (weights * per_sample).mean()  # PER: importance weights correct the sampling bias

@@ -20,8 +20,13 @@ import os
 from dataclasses import dataclass, field
 
 from benchgen.config import from_suite
-from benchgen.errors import UsageError
+from benchgen.errors import UsageError, did_you_mean
 from benchgen_agents.torch_device import check_device
+
+#: ``torso`` values (``layers.CNN_TORSOS`` builds them; named here so this module stays torch-free)
+TORSOS = ("nature", "data_efficient")
+#: ``augmentation`` values (``augmentation.py`` applies them)
+AUGMENTATIONS = ("none", "shift_intensity")
 
 
 @dataclass
@@ -29,6 +34,10 @@ class ValueBasedConfig:
     """The settings every value-based agent has (defaults: Rainbow's)."""
 
     # -- network --------------------------------------------------------------------------
+    torso: str = "nature"
+    """Convolutional torso for image observations: "nature" (Mnih et al. 2015: 32x8x8/4,
+    64x4x4/2, 64x3x3/1) or "data_efficient" (van Hasselt et al. 2019, Data-Efficient Rainbow:
+    32x5x5/5, 64x5x5/5). Flat vector observations always get the MLP torso."""
     hidden_size: int = 512
     """Units of the hidden layer of each stream of the head (Nature DQN, Rainbow: 512)."""
     mlp_hidden_size: int = 256
@@ -54,6 +63,12 @@ class ValueBasedConfig:
     (DQN, Rainbow, SABER: 1). Recorded scores are never clipped."""
 
     # -- replay ---------------------------------------------------------------------------
+    augmentation: str = "none"
+    """Image augmentation of the sampled states and next states of every learner update (not of
+    acting): "none", or "shift_intensity" (DrQ, Kostrikov et al. 2021: each image padded by 4
+    pixels, edges repeated, and cropped back at a random offset; then, as Dopamine's
+    ``labs/atari_100k`` DrQ and SPR (Schwarzer et al. 2021), its intensity scaled by
+    1 + 0.05 * clip(N(0, 1), -2, 2)). States and next states draw their own shifts."""
     replay_capacity: int = 1_000_000
     """Transitions the replay memory holds, over all sub-environments (DQN, Rainbow: 1M)."""
     priority_exponent: float = 0.5
@@ -161,6 +176,9 @@ class ValueBasedConfig:
             check_number(name, value, 0.0 <= value <= 1.0, "in [0, 1]")
         check_number("learning_rate", self.learning_rate, self.learning_rate > 0, "positive")
         check_number("max_grad_norm", self.max_grad_norm, self.max_grad_norm >= 0, "non-negative (0 disables)")
+        for name, allowed in (("torso", TORSOS), ("augmentation", AUGMENTATIONS)):
+            if getattr(self, name) not in allowed:
+                raise did_you_mean(name, str(getattr(self, name)), allowed)
         if self.precision not in ("float32", "bfloat16"):
             raise UsageError(f"precision must be 'float32' or 'bfloat16', not {self.precision!r}")
         check_device(self.device)

@@ -1,7 +1,8 @@
 """Network parts of the value-based agents: torsos, noisy linear layers, action-value streams.
 
 * :func:`nature_cnn`: the DQN torso (Mnih et al. 2015) on uint8 frames scaled to [0, 1];
-  :func:`mlp_torso` stands in for it on flat vector observations (:func:`build_torso` picks).
+  :func:`data_efficient_cnn`, the smaller torso of Data-Efficient Rainbow (van Hasselt et al.
+  2019); :func:`mlp_torso` stands in for them on flat vector observations (:class:`Torso` picks).
 * :class:`NoisyLinear`: factorised Gaussian noisy layers (Fortunato et al. 2018, "NoisyNet").
 * :class:`ActionValueStreams`: features -> ``outputs`` numbers per action, through one stream
   (Nature DQN: hidden layer, then one output layer) or the dueling streams of Wang et al. 2016
@@ -86,19 +87,38 @@ def nature_cnn(in_channels: int) -> nn.Sequential:
     )
 
 
+def data_efficient_cnn(in_channels: int) -> nn.Sequential:
+    """Data-Efficient Rainbow's torso (van Hasselt, Hessel, Aslanides 2019, appendix, hyper-parameter
+    table: two convolutional layers of 32 and 64 filters, 5x5, strides 5 and 5), ReLU; 576 features
+    on 84x84. Dopamine's ``labs/atari_100k`` runs DER on the Nature torso instead."""
+    return nn.Sequential(
+        nn.Conv2d(in_channels, 32, 5, stride=5),
+        nn.ReLU(),
+        nn.Conv2d(32, 64, 5, stride=5),
+        nn.ReLU(),
+        nn.Flatten(),
+    )
+
+
+#: ``torso`` setting -> the convolutional torso it builds for image observations
+CNN_TORSOS = {"nature": nature_cnn, "data_efficient": data_efficient_cnn}
+
+
 def mlp_torso(in_features: int, hidden: int) -> nn.Sequential:
     """Two ReLU layers for flat vector observations (benchgen's stand-in for the CNN)."""
     return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
 
 
 class Torso(nn.Module):
-    """psi(x): the Nature CNN for (C, H, W) uint8 frames (scaled to [0, 1] here, on the device:
-    the replay keeps them uint8), the MLP torso for flat vectors. ``features`` is its output width."""
+    """psi(x): a CNN of :data:`CNN_TORSOS` (``cnn``, the Nature CNN unless told) for (C, H, W)
+    frames (uint8, or float on the same 0-255 scale after augmentation; scaled to [0, 1] here, on
+    the device: the replay keeps them uint8), the MLP torso for flat vectors. ``features`` is its
+    output width."""
 
-    def __init__(self, obs_shape: tuple[int, ...], mlp_hidden_size: int):
+    def __init__(self, obs_shape: tuple[int, ...], mlp_hidden_size: int, cnn: str = "nature"):
         super().__init__()
         self.pixels = len(obs_shape) == 3
-        self.body = nature_cnn(obs_shape[0]) if self.pixels else mlp_torso(obs_shape[0], mlp_hidden_size)
+        self.body = CNN_TORSOS[cnn](obs_shape[0]) if self.pixels else mlp_torso(obs_shape[0], mlp_hidden_size)
         with torch.no_grad():
             self.features = int(self.body(torch.zeros(1, *obs_shape)).shape[1])
 
@@ -172,7 +192,7 @@ class ValueNetwork(nn.Module):
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config, outputs: int = 1):
         super().__init__()
         self.num_actions = num_actions
-        self.torso = Torso(obs_shape, config.mlp_hidden_size)
+        self.torso = Torso(obs_shape, config.mlp_hidden_size, config.torso)
         self.streams = ActionValueStreams(
             self.torso.features,
             config.hidden_size,

@@ -65,6 +65,9 @@ class AtariProtocol:
     noisy networks' noise off)"""
     evaluation_episode_cap_frames: int = 0
     """evaluation episodes are truncated after this many emulator frames (0: ``max_episode_frames``)"""
+    training_frames: int = 200_000_000
+    """the training budget per game a run takes unless ``--frames`` says otherwise (SABER: 200M
+    frames); a default, not a comparability value: runs record the budget they ran"""
     sources: Mapping[str, str] = field(default_factory=dict)
     """parameter -> where the value comes from"""
     open_values: Mapping[str, str] = field(default_factory=dict)
@@ -98,7 +101,7 @@ class AtariProtocol:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("name", "sources", "open_values")
+            if f.name not in ("name", "sources", "open_values", "training_frames")
         }
 
     def changed(self, changes: Mapping[str, Any]) -> AtariProtocol:
@@ -322,7 +325,50 @@ ALE2013 = AtariProtocol(
     },
 )
 
-PRESETS: dict[str, AtariProtocol] = {p.name: p for p in (SABER, MACHADO2018, DQN2015, RAINBOW2018, ALE2013)}
+_KAISER = "Kaiser et al. 2020 (SimPLe), section 6 (the Atari 100K setup)"
+_DOPAMINE_100K = "Dopamine labs/atari_100k configs (DER.gin, DrQ_eps.gin), as run by Agarwal et al. 2021"
+
+ATARI100K = AtariProtocol(
+    name="atari100k",
+    version="1",
+    sticky_action_probability=0.0,
+    frameskip=4,
+    full_action_space=False,
+    noop_max=0,
+    life_loss_ends_training_episodes=True,
+    max_episode_frames=108_000,
+    max_stuck_frames=0,
+    infinite_gameplay=False,
+    task_score="mean raw score of the 100 evaluation episodes after training",
+    evaluation_episodes=100,
+    evaluation_epsilon=0.001,
+    training_frames=400_000,
+    sources={
+        **_NO_SABER_RULES,
+        **_FRAME_BUDGET,
+        "sticky_action_probability": f"{_KAISER}: no sticky actions; {_DOPAMINE_100K}: sticky_actions = False",
+        "frameskip": f"{_KAISER}: frame skip 4 with max-pooling over the last two frames",
+        "life_loss_ends_training_episodes": f"{_DOPAMINE_100K}: AtariPreprocessing.terminal_on_life_loss = True",
+        "max_episode_frames": f"{_DOPAMINE_100K}: max_steps_per_episode = 27,000 agent steps (108,000 frames)",
+        "evaluation_episodes": f"{_DOPAMINE_100K}: num_eval_episodes = 100; Agarwal et al. 2021, section 3",
+        "evaluation_frames": "none: the evaluation is counted in episodes",
+        "evaluation_interval_frames": "Kaiser et al. 2020: one evaluation, after the 100K training steps",
+        "evaluation_epsilon": f"{_DOPAMINE_100K}: epsilon_eval = 0.001 (DrQ(epsilon), Agarwal et al. 2021)",
+        "evaluation_episode_cap_frames": "every episode's 27,000-step cap (max_episode_frames)",
+        "training_frames": f"{_KAISER}: 100K agent interactions = 400K frames per game",
+        "task_score": "Agarwal et al. 2021: the mean score of the evaluation episodes, per game and run",
+    },
+    open_values={
+        "full_action_space": "Kaiser et al. and Dopamine (ALE's default) play the game's minimal action set; "
+        "benchgen: minimal",
+        "noop_max": "SimPLe's and SPR's code start episodes with up to 30 no-op actions, Dopamine's atari_100k "
+        "runner with none; benchgen: none (0), as the Dopamine runs behind Agarwal et al.'s tables",
+        "evaluation_episodes": "DER and SPR report the mean over evaluation episodes of the final agent, "
+        "SimPLe over 8 runs of its own policy; Dopamine: 100 episodes; benchgen: 100 episodes, played to their end",
+    },
+)
+
+PRESETS: dict[str, AtariProtocol] = {p.name: p for p in (SABER, MACHADO2018, DQN2015, RAINBOW2018, ALE2013, ATARI100K)}
 DEFAULT = "saber"
 
 

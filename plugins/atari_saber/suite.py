@@ -66,6 +66,7 @@ class AtariSaberSuite(Suite):
     def __init__(self, protocol: protocols.AtariProtocol = protocols.SABER):
         self.atari_protocol = protocol
         self.frames_per_step = protocol.frameskip
+        self.default_budget = protocol.training_frames  # SABER: 200M; Atari 100K: 400K
         if protocol.task_score != protocols.SABER.task_score:
             self.task_score_rule = protocol.task_score
 
