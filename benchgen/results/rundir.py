@@ -107,6 +107,14 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     return target
 
 
+def _entries(folder: Path) -> list[Path]:
+    """What a folder of the run holds (nothing if it is missing or not a folder)."""
+    try:
+        return sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        return []
+
+
 class RunDir:
     """A run directory on disk (see the module docstring for its layout)."""
 
@@ -163,6 +171,22 @@ class RunDir:
             self.inside(self.path / name)
         return ResultsStore(self.db_file, readonly=readonly)
 
+    def check_confined(self) -> None:
+        """One line if any part of the run's layout (its files, ``units/*/checkpoints/*``, ``tb/*``,
+        ``report``, ``videos``) leads out of the run: checked when a writer takes the run's lock,
+        before it writes anything."""
+        top = [RUN_FILE, DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_FILE, "units", "tb", "report", "videos"]
+        for name in top:
+            self.inside(self.path / name)
+        for unit in _entries(self.path / "units"):
+            self.inside(unit)
+            for part in (unit / "checkpoints", unit / PID_FILE):
+                self.inside(part)
+            for checkpoint in _entries(unit / "checkpoints"):
+                self.inside(checkpoint)
+        for log in _entries(self.path / "tb"):
+            self.inside(log)
+
     def inside(self, path: str | Path) -> Path:
         """``path``, after checking that it stays inside the run directory once every symbolic
         link on the way is followed (it need not exist yet); a one-line ``UsageError`` if a link
@@ -188,6 +212,7 @@ class RunDir:
         (``flock`` on ``run.lock`` and on each unit's ``worker.pid``) are released by the kernel
         when their holder dies, however it dies. ``then``: what the one line tells the user to do
         once the holder is gone (another writer than ``resume``: ``benchgen video``)."""
+        self.check_confined()
         with _held(
             self.inside(self.path / LOCK_FILE),
             f"run {self.path} is in use by process {{holder}}; wait for it to end or stop it, then {then}",

@@ -80,10 +80,24 @@ def is_sweep(path: Path) -> bool:
 
 
 def read_sweep(path: Path) -> dict[str, Any]:
+    """The sweep's ``sweep.json``; its condition runs are checked to be folders inside the sweep
+    (a damaged or crafted file naming ``../elsewhere`` is refused in one line)."""
     try:
-        return json.loads((Path(path) / SWEEP_FILE).read_text())
+        sweep = json.loads((Path(path) / SWEEP_FILE).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise UsageError(f"{path}: cannot read {SWEEP_FILE} ({exc}); is this a sweep folder?") from None
+    runs = sweep.get("runs") if isinstance(sweep, dict) else None
+    if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
+        raise UsageError(f"{Path(path) / SWEEP_FILE} does not list its condition runs; restore it from a copy")
+    root = Path(path).resolve()
+    for rel in runs:
+        where = (Path(path) / rel).resolve()
+        if Path(rel).is_absolute() or ".." in Path(rel).parts or root not in where.parents:
+            raise UsageError(
+                f"{Path(path) / SWEEP_FILE} names the condition run {rel!r}, which is not a folder inside the "
+                "sweep; benchgen never follows a sweep out of its folder: restore the file from a copy"
+            )
+    return sweep
 
 
 def check_sweep_out(out: Path) -> None:

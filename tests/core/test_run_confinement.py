@@ -59,15 +59,25 @@ def _refused(capsys, fragment: str, *args) -> None:
     assert fragment in err[0], err[0]
 
 
-@pytest.mark.parametrize("linked", [f"units/{UNIT}/checkpoints", f"units/{UNIT}", "units", "tb"])
+@pytest.mark.parametrize(
+    "linked", [f"units/{UNIT}/checkpoints", f"units/{UNIT}", "units", "tb", f"tb/{UNIT}", "report"]
+)
 def test_resume_never_writes_or_deletes_through_a_linked_folder(finished_run, tmp_path, capsys, linked):
+    """Refused before the resume writes anything, in the run or through the link."""
     run = _unfinished_copy(finished_run, tmp_path)
     elsewhere = tmp_path / "elsewhere"
     shutil.move(run / linked, elsewhere)
     (run / linked).symlink_to(elsewhere, target_is_directory=True)
-    before = _snapshot(elsewhere)
+    before, episodes = _snapshot(elsewhere), _episodes(run)
     _refused(capsys, "leads out of the run directory", "resume", run, "--no-progress")
-    assert _snapshot(elsewhere) == before
+    assert _snapshot(elsewhere) == before and _episodes(run) == episodes
+
+
+def _episodes(run: Path) -> int:
+    with sqlite3.connect(run / "results.sqlite") as conn:
+        (count,) = conn.execute("SELECT COUNT(*) FROM episodes").fetchone()
+    conn.close()
+    return count
 
 
 def test_a_unit_id_leading_out_of_the_run_is_refused(finished_run, tmp_path, capsys):
@@ -153,3 +163,21 @@ def test_a_run_whose_folder_name_holds_uri_characters_is_read(finished_run, tmp_
     code, err = _cli(capsys, "report", run)
     assert code == 0, err
     assert [p.name for p in tmp_path.iterdir()] == [name]  # nothing made beside the run
+
+
+@pytest.mark.parametrize("crafted", ["../elsewhere", "/tmp/elsewhere", "linked"])
+def test_a_sweep_never_resumes_a_run_outside_its_folder(tmp_path, capsys, crafted):
+    import json
+
+    out = tmp_path / "sweep"
+    args = ("run", "toy", "random", "--tasks", "count-20", "--frames", "1000", "--vary", "seed_offset=0,1")
+    code, err = _cli(capsys, *args, "--out", out, "--no-progress")
+    assert code == 0, err
+    shutil.move(out / "seed_offset=1", tmp_path / "elsewhere")
+    (out / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    sweep = json.loads((out / "sweep.json").read_text())
+    sweep["runs"][1] = crafted
+    (out / "sweep.json").write_text(json.dumps(sweep))
+    before = _snapshot(tmp_path / "elsewhere")
+    _refused(capsys, "which is not a folder inside the sweep", "resume", out, "--no-progress")
+    assert _snapshot(tmp_path / "elsewhere") == before
