@@ -111,9 +111,11 @@ class EpisodeTally:
 
 
 def check_unit_id(unit_id: Any) -> str:
-    """A unit id is a plain name (it names a folder of the run): one-line ``UsageError`` for one
-    that could lead out of the run (``..``, a ``/``), as a damaged or crafted store may hold."""
-    if not isinstance(unit_id, str) or unit_id in ("", ".", "..") or any(c in unit_id for c in "/\\\0"):
+    """A unit id names a folder of the run (``units/<id>``, ``tb/<id>``; a task id with a ``/``
+    gives a nested one): one-line ``UsageError`` for one that could lead out of it (absolute, a
+    ``..`` part), as a damaged or crafted store may hold."""
+    parts = unit_id.split("/") if isinstance(unit_id, str) else []
+    if not parts or unit_id.startswith("/") or "\0" in unit_id or any(p in ("", ".", "..") for p in parts):
         raise UsageError(
             f"unit id {unit_id!r} is not a plain name (it would lead out of the run's units folder); the run's "
             f"{DB_NAME} is damaged: restore it from a copy of the run"

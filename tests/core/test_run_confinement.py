@@ -92,6 +92,17 @@ def test_a_unit_id_leading_out_of_the_run_is_refused(finished_run, tmp_path, cap
     assert not (run / "tb" / crafted).resolve().exists()
 
 
+@pytest.mark.parametrize("unit_id", ["", ".", "..", "../x", "a/../../b", "/abs", "a//b", "a\0b", "a/."])
+def test_unit_ids_that_could_leave_the_units_folder_are_refused(unit_id):
+    from benchgen.errors import UsageError
+    from benchgen.results.store import check_unit_id
+
+    for fine in ("train-count-20-s0", "train-ns/Task-v1-s0", "finetune-f100-Sonic:Zone.Act1-s2"):
+        assert check_unit_id(fine) == fine  # (a task id with a `/` gives a nested folder, as before)
+    with pytest.raises(UsageError, match="is not a plain name"):
+        check_unit_id(unit_id)
+
+
 def test_a_linked_checkpoint_is_unlinked_not_followed(finished_run, tmp_path):
     """A link in a unit's checkpoints folder, where a checkpoint is about to be written, is
     replaced; what it points to is left alone."""
