@@ -3,6 +3,8 @@ before anything is written, and turned into a ``torch.device`` when the agent is
 
 from __future__ import annotations
 
+import os
+
 import torch
 
 from benchgen.errors import UsageError
@@ -26,3 +28,23 @@ def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
+
+
+def cpu_threads(requested: int = 0) -> int:
+    """torch's CPU threads for an agent that steps its environment on the same thread between
+    its updates: ``requested`` if given, else ``OMP_NUM_THREADS`` (the share a runner gives a
+    unit, ``--jobs``), else every core this process may use but one, left to the emulator.
+
+    Why not every core: torch's OpenMP workers spin-wait after each parallel region, and while
+    the emulator steps they hold the core it needs. Measured on the 2-core development machine,
+    Data-Efficient Rainbow's update took 19 ms with 2 threads and 25 ms with 1 when the machine
+    was otherwise idle, but 306 ms with 2 threads beside one other busy process (a test run),
+    where 1 thread stays at 25 ms; ``OMP_WAIT_POLICY=PASSIVE`` must be set before torch starts and
+    cost 1.5x on the idle machine (28.6 ms). Leaving a core to the emulator keeps the spinning
+    threads off it (``benchmarks/bench_atari100k.py`` measures the loop against its parts)."""
+    if requested:
+        return requested
+    share = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+    if share > 0:
+        return share
+    return max(1, len(os.sched_getaffinity(0)) - 1)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import abc
 import copy
 import dataclasses
-import os
 import random
 import time
 from pathlib import Path
@@ -34,7 +33,7 @@ import torch
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
-from benchgen_agents.torch_device import pick_device
+from benchgen_agents.torch_device import cpu_threads, pick_device
 from benchgen_agents.value_based.augmentation import augment_batch
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
 from benchgen_agents.value_based.replay import PrioritizedReplay
@@ -95,10 +94,8 @@ class ValueBasedAgent(Agent):
         check_replay_fits(needed, config.replay_capacity, f"observations of shape {self.obs_shape}")
         self.device = pick_device(config.device)
         if self.device.type == "cpu":
-            # 0 = the machine's cores, or the share the runner gives a unit (OMP_NUM_THREADS, --jobs)
-            torch.set_num_threads(
-                config.torch_threads or int(os.environ.get("OMP_NUM_THREADS", 0)) or len(os.sched_getaffinity(0))
-            )
+            # 0 = the runner's share (OMP_NUM_THREADS, --jobs), else all cores but the emulator's
+            torch.set_num_threads(cpu_threads(config.torch_threads))
         self.replay: PrioritizedReplay | None = None
         self.counters = {
             "agent_steps": 0,  # transitions taken, all sub-environments together

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The Atari 100K proof runs (issue 26): Data-Efficient Rainbow on eight games and DrQ(epsilon) on
+# three, one seed, one game at a time; each game's episodes are exported to
+# benchmarks/results/atari100k/ as soon as its unit ends. Run it again after a kill: every run
+# resumes from its last checkpoint (the replay memory is saved with it, so a resumed game
+# continues exactly), finished games are skipped.
+#
+#   benchmarks/atari100k_runs.sh            # all of them, in order
+#   benchmarks/atari100k_runs.sh der alien  # one agent, one game
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${ATARI100K_RUNS:-runs/atari100k}
+RESULTS=benchmarks/results/atari100k
+mkdir -p "$OUT" "$RESULTS"
+
+DER_GAMES="crazy_climber freeway hero kangaroo alien amidar frostbite ms_pacman"
+DRQ_GAMES="crazy_climber freeway hero"
+
+one() {  # one() AGENT VARIANT GAME
+  local agent=$1 variant=$2 game=$3 dir="$OUT/$2-$3-seed0"
+  local csv="$RESULTS/$2-$3-seed0.csv"
+  if [ -f "$csv" ]; then echo "done: $csv"; return; fi
+  if [ -f "$dir/run.json" ]; then
+    benchgen resume "$dir" --no-progress
+  else
+    benchgen run atari_saber "$agent" --protocol atari100k --tasks "$game" --seeds 0 \
+      --set variant="$variant" --set save_replay=true --checkpoints 400000 --out "$dir" --no-progress
+  fi
+  benchgen export "$dir" --output "$csv"
+}
+
+if [ $# -eq 2 ]; then
+  case $1 in der) one rainbow der "$2" ;; drq_eps) one dqn drq_eps "$2" ;; *) echo "agent: der or drq_eps" >&2; exit 2 ;; esac
+  exit
+fi
+for g in $DER_GAMES; do one rainbow der "$g"; done
+for g in $DRQ_GAMES; do one dqn drq_eps "$g"; done
