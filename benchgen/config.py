@@ -63,8 +63,9 @@ class RunConfig:
     that long (None: the joint budget / the number of train tasks); reports flag tasks that got
     fewer than ``zeroshot_episodes`` episodes."""
     finetune_budget: int | None = None
-    """Joint agents: budget per test task for fine-tuning (None: the suite's default budget scaled
-    like the joint budget)."""
+    """Joint agents: budget per test task for fine-tuning (None: the suite's default budget, the
+    protocol's per-test-task budget, scaled down like the joint budget when the run's budget is
+    below it; a larger joint budget leaves it unscaled)."""
     transfer_every: int | None = None
     """Joint agents: also evaluate zero-shot, on every train and test task, the joint checkpoints
     written every this many budget units (transfer curves, Nichol et al. 2018 Figure 4; None:

@@ -194,9 +194,23 @@ def _check_transfer(run: RunConfig, spec: AgentSpec, budget: int, unit: str) -> 
 
 def finetune_budget(r: ResolvedRun) -> int:
     """Budget of each fine-tuning unit, in the budget unit: ``finetune_budget`` if given, else the
-    suite's per-task protocol budget scaled like the joint budget: ``default_budget x (budget /
-    default_budget)``, which is the run's budget. A scaled-down joint run fine-tunes scaled down."""
-    return r.run.finetune_budget if r.run.finetune_budget is not None else r.budget
+    suite's per-task protocol budget (``default_budget``: Sonic's 1M timesteps per test level),
+    scaled down like the joint budget when the run's budget is below it (``--frames 20k`` on a
+    200M-frame protocol fine-tunes 20K frames). A joint budget above it is the joint phase's own
+    length (the paper's 100M timesteps), not a scaling: fine-tuning keeps the protocol's budget."""
+    if r.run.finetune_budget is not None:
+        return r.run.finetune_budget
+    return min(r.budget, r.suite.default_budget)
+
+
+def finetune_budget_rule(r: ResolvedRun) -> str:
+    """Where :func:`finetune_budget`'s number comes from, in words (for the plan)."""
+    unit = r.suite.budget_unit
+    if r.run.finetune_budget is not None:
+        return "run.finetune_budget"
+    if r.budget < r.suite.default_budget:
+        return f"the protocol's {r.suite.default_budget:,} {unit} per test task, scaled down like the joint budget"
+    return "the protocol's budget per test task; set run.finetune_budget to change it"
 
 
 def plan_units(r: ResolvedRun) -> list[Unit]:
@@ -279,6 +293,8 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         tasks = sorted({t for u in members for t in u.tasks})
         what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
         cap = " at most" if phase in ("zeroshot", TRANSFER_ZEROSHOT) else ""
+        if phase in ("finetune", TRANSFER_FINETUNE):
+            what += f"; {finetune_budget_rule(r)}"
         lines.append(
             f"  {phase:{width}} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"
         )

@@ -14,7 +14,7 @@ from benchgen.errors import UsageError
 from benchgen.registry import get_registry
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
-from benchgen.run.plan import create_run, plan_units, resolve
+from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
 from tests.conftest import assert_usage_error, run_cli
 
 
@@ -30,6 +30,32 @@ def test_finetuning_budget_scales_with_the_joint_budget():
         suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=20_000, finetune=True, finetune_budget=8_000
     )
     assert {u.budget_frames for u in plan_units(resolve(registry, given, {})) if u.phase == "finetune"} == {8_000}
+
+
+def test_a_long_joint_budget_leaves_the_finetuning_budget_at_the_protocols(monkeypatch):
+    """The paper's command, `benchgen run sonic ppo_joint --finetune --timesteps 100M`: the joint
+    unit trains 100M timesteps, each test level is fine-tuned for the Sonic protocol's 1M
+    timesteps (Nichol et al. 2018), not 100M; the plan says where the number comes from."""
+    registry = get_registry()
+    sonic = registry.suite("sonic")
+    monkeypatch.setattr(type(sonic), "check_task_available", lambda self, task: None)  # no ROMs needed to plan
+    run = RunConfig(suite="sonic", agent="ppo_joint", budget=100_000_000, finetune=True)
+    resolved = resolve(registry, run, {"workers": 2})
+    units = plan_units(resolved)
+    assert {u.budget_frames for u in units if u.phase == "joint"} == {sonic.to_frames(100_000_000)}
+    finetune = [u for u in units if u.phase == "finetune"]
+    assert len(finetune) == 11 and {u.budget_frames for u in finetune} == {sonic.to_frames(1_000_000)}
+    assert "1,000,000 timesteps (11 tasks; the protocol's budget per test task" in describe_plan(resolved, units)
+    # Atari: a joint budget above SABER's 200M frames per game leaves fine-tuning at 200M
+    atari = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=400_000_000, finetune=True)
+    assert {u.budget_frames for u in plan_units(resolve(registry, atari, {})) if u.phase == "finetune"} == {200_000_000}
+
+
+def test_the_plan_names_a_scaled_down_finetuning_budget():
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=20_000, finetune=True)
+    resolved = resolve(registry, run, {})
+    assert "scaled down like the joint budget" in describe_plan(resolved, plan_units(resolved))
 
 
 def test_the_plan_is_printed_before_the_run_starts(tmp_path):
