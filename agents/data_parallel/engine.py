@@ -12,7 +12,10 @@ Rainbow: a replay per worker), whose gradients are averaged at every optimizatio
   (``worker=rank, workers=world_size``).
 * **Gradients are averaged with torch.distributed**: the workers join one process group (gloo on
   CPU, NCCL where the worker sees a GPU) at an address and free port that rank 0 reports from its
-  node, so the same code runs 2 workers on one machine and 188 on a cluster. A program averages
+  node, so the same code runs 2 workers on one machine and 188 on a cluster. The group's store
+  listens on that address alone (rank 0 binds the socket and hands it to ``TCPStore``, whose own
+  server would bind every interface): 127.0.0.1 on a local Ray instance, where the collectives'
+  sockets are kept on the loopback interface as well, the node's cluster address on a cluster. A program averages
   with :class:`GradientAverager` (one flat all-reduce per step, timed), or through
   ``DistributedDataParallel`` with :meth:`GradientAverager.ddp_hook` as its communication hook
   (also timed). Every worker starts from the same state (the driver ships it), so after each
@@ -44,6 +47,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime
+import ipaddress
 import os
 import socket
 import time
@@ -169,10 +173,48 @@ def worker_seed(unit_seed: int, steps_done: int, rank: int, restart: int) -> int
     return int(np.random.SeedSequence([int(unit_seed), int(steps_done), int(rank), int(restart)]).generate_state(1)[0])
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("", 0))
-        return int(s.getsockname()[1])
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def _loopback_interface() -> str:
+    """The name of this machine's loopback interface (``lo`` on Linux, ``lo0`` on macOS)."""
+    names = [name for _index, name in socket.if_nameindex()]
+    return next((name for name in names if name.startswith("lo")), "lo")
+
+
+def _listen(host: str) -> socket.socket:
+    """A listening socket for the process group's store, bound to ``host`` only (torch's
+    ``TCPStore`` server binds every interface when it opens its own socket)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.bind((host, 0))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def rendezvous_store(host: str, port: int, rank: int, world_size: int, timeout_s: float, listener=None):
+    """The process group's ``TCPStore``: rank 0 serves it on ``listener`` (a socket bound to
+    ``host`` alone, see :func:`_listen`), the other ranks connect to ``host:port``. On a loopback
+    ``host`` (a local Ray instance) the collectives' own sockets are kept on the loopback
+    interface too (``GLOO_SOCKET_IFNAME``/``NCCL_SOCKET_IFNAME``, unless already set)."""
+    if _is_loopback(host):
+        interface = _loopback_interface()
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", interface)
+        os.environ.setdefault("NCCL_SOCKET_IFNAME", interface)
+    timeout = datetime.timedelta(seconds=timeout_s)
+    if rank == 0:
+        if listener is None:
+            raise RuntimeError("rank 0 serves the store on the socket its address() call opened")
+        return dist.TCPStore(host, port, world_size, True, timeout=timeout, master_listen_fd=listener.fileno())
+    return dist.TCPStore(host, port, world_size, False, timeout=timeout)
 
 
 class DataParallelWorker:
@@ -202,18 +244,23 @@ class DataParallelWorker:
         return int(self.env.num_envs), os.getpid()
 
     def address(self) -> tuple[str, int]:
-        """Where the process group meets: this node's address and a free port (asked of rank 0)."""
+        """Where the process group meets (asked of rank 0): this node's address (127.0.0.1 on a
+        local Ray instance, the node's cluster address on a cluster) and the port of a socket
+        rank 0 keeps listening on that address alone, to serve the group's store from."""
         import ray
 
-        return ray.util.get_node_ip_address(), _free_port()
+        host = ray.util.get_node_ip_address()
+        self._listener = _listen(host)
+        return host, int(self._listener.getsockname()[1])
 
     def join(self, host: str, port: int, state: Any, timeout_s: float) -> None:
         """Join the process group and build the learner from ``state`` (the program resets the
         env, with this worker's seed)."""
         backend = "nccl" if torch.cuda.is_available() else "gloo"
+        store = rendezvous_store(host, port, self.rank, self.world_size, timeout_s, getattr(self, "_listener", None))
         dist.init_process_group(
             backend,
-            init_method=f"tcp://{host}:{port}",
+            store=store,
             rank=self.rank,
             world_size=self.world_size,
             timeout=datetime.timedelta(seconds=timeout_s),
