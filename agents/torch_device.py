@@ -1,13 +1,18 @@
 """The ``device`` setting shared by the torch agents: checked when the run's config is resolved,
-before anything is written, and turned into a ``torch.device`` when the agent is built."""
+before anything is written, and turned into a ``torch.device`` when the agent is built.
+
+torch is imported where it is used: the agents' config modules import this one, and listing
+suites and agents (``benchgen list``) must not pay for torch."""
 
 from __future__ import annotations
 
 import os
-
-import torch
+from typing import TYPE_CHECKING
 
 from benchgen.errors import UsageError
+
+if TYPE_CHECKING:
+    import torch
 
 
 def check_device(name: str) -> None:
@@ -15,6 +20,8 @@ def check_device(name: str) -> None:
     if not (name in ("auto", "cpu", "cuda") or (name.startswith("cuda:") and name[5:].isdigit())):
         raise UsageError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', not {name!r}")
     if name.startswith("cuda"):
+        import torch
+
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         index = int(name[5:]) if ":" in name else 0
         if index >= count:
@@ -24,6 +31,8 @@ def check_device(name: str) -> None:
 
 def pick_device(name: str) -> torch.device:
     """A checked device; "auto": CUDA when available, else CPU."""
+    import torch
+
     check_device(name)
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
