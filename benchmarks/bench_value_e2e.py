@@ -11,8 +11,9 @@ training loop (``ValueBasedAgent.learn``) against the sum of its parts measured 
   with the network's current noise, plus the agent's epsilon-greedy choice for dqn). It is
   counted as a part, not as overhead: it is the network's inference, which any loop must run;
 * update: ``update(beta)`` on the replay the loop filled (sampling, the learner step, the
-  priority update), timed one after another; the loop runs one every ``update_period_steps`` (4)
-  agent steps, and the parts charge the updates the loop actually ran in the window.
+  priority update), timed one after another; the loop runs one every ``update_period_steps`` (4;
+  1 for the Atari 100K variants ``rainbow:der`` and ``dqn:drq_eps``) agent steps, and the parts
+  charge the updates the loop actually ran in the window.
 
 What the parts leave out, and the ratio charges to the pipeline: writing each transition into
 the replay, the noisy nets' noise draws, the Python loop and its bookkeeping, target-network
@@ -21,7 +22,8 @@ these apart, env.step, explore_actions and update are also timed as they run ins
 (thin timing wrappers): the last lines show each against its time alone, and the rest of the
 loop (replay writes, noise draws, Python).
 
-Setup: paper defaults, float32, CPU, ``--threads`` torch threads; only the replay's size and
+Setup: paper defaults (a variant's, for ``agent:variant``), float32, CPU, ``--threads`` torch
+threads (0: the agents' default, every core but the emulator's); only the replay's size and
 the learning start (``--learning-starts`` agent steps, random actions until then) are set. A
 warm-up ``learn`` runs past the learning start and a few updates; then ``--rounds`` rounds, each:
 env alone, act alone, updates alone, then the loop (``learn`` continued for
@@ -63,7 +65,7 @@ from value_bench_common import (
 
 from benchgen.agent import TrainingContext
 
-DEFAULT_UPDATES = {"dqn": 120, "rainbow": 60, "rainbow_iqn": 8}
+DEFAULT_UPDATES = {"dqn": 120, "rainbow": 60, "rainbow_iqn": 8, "rainbow:der": 200, "dqn:drq_eps": 80}
 TARGET = 1.10
 BETA = 0.4
 
@@ -152,15 +154,14 @@ def bench_agent(name: str, args, threads: int, timer) -> dict:
     from benchgen.registry import Registry
 
     registry = Registry(autoload=True)
-    suite, spec = registry.suite("atari_saber"), registry.agent(name)
+    suite, spec = registry.suite("atari_saber"), registry.agent(name.partition(":")[0])
     env = suite.agent_wrappers(suite.make_env([args.game], seed=args.seed), spec.needs)
     updates = args.updates or DEFAULT_UPDATES[name]
-    period = 4  # update_period_steps, checked below
+    period = make_value_agent(name, threads, 1000, 0).config.update_period_steps  # 4; DER and DrQ: 1
     warm_steps = args.learning_starts + 4 * period
     loop_steps = period * updates
     capacity = warm_steps + args.rounds * (loop_steps + 8) + 1000
     agent = make_value_agent(name, threads, capacity, args.learning_starts, spec.environment(suite, env))
-    assert agent.config.update_period_steps == period
     watch = Stopwatch(timer)
     watch.wrap(env, "step", "env")
     watch.wrap(agent, "explore_actions", "act")
@@ -199,12 +200,12 @@ def bench_agent(name: str, args, threads: int, timer) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", default=",".join(AGENTS), help="comma-separated: dqn,rainbow,rainbow_iqn")
+    parser.add_argument("--agents", default=",".join(AGENTS), help=f"comma-separated: {','.join(AGENTS)}")
     parser.add_argument("--game", default="breakout")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--updates", type=int, default=0, help="updates per round, loop and alone (0: per agent)")
     parser.add_argument("--learning-starts", type=int, default=500, help="agent steps of random actions first")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: every core this process may use)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: the agents' default)")
     parser.add_argument("--seed", type=int, default=0)
     add_clock_argument(parser)
     args = parser.parse_args(argv)

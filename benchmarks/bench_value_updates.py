@@ -69,8 +69,8 @@ from value_bench_common import (
     resolve_threads,
 )
 
-DEFAULT_UPDATES = {"dqn": 20, "rainbow": 12, "rainbow_iqn": 3}
-DEFAULT_PROFILE_UPDATES = {"dqn": 10, "rainbow": 6, "rainbow_iqn": 2}
+DEFAULT_UPDATES = {"dqn": 20, "rainbow": 12, "rainbow_iqn": 3, "rainbow:der": 60, "dqn:drq_eps": 20}
+DEFAULT_PROFILE_UPDATES = {"dqn": 10, "rainbow": 6, "rainbow_iqn": 2, "rainbow:der": 20, "dqn:drq_eps": 10}
 TARGETS = {"rainbow_iqn": 0.8}
 BETA = 0.4
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=3, help="untimed updates per agent first")
     parser.add_argument("--profile-updates", type=int, default=0, help="profiled updates per agent (0: default)")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: every core this process may use)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: the agents' default)")
     parser.add_argument("--fill", type=int, default=3000, help="synthetic transitions in each replay")
     add_clock_argument(parser)
     args = parser.parse_args(argv)

@@ -20,7 +20,8 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-AGENTS = ("dqn", "rainbow", "rainbow_iqn")
+#: agents, and ``agent:variant`` for a variant's defaults (Atari 100K's DER and DrQ(epsilon))
+AGENTS = ("dqn", "rainbow", "rainbow_iqn", "rainbow:der", "dqn:drq_eps")
 CONFIG_CLASSES = {"dqn": "DQNConfig", "rainbow": "RainbowConfig", "rainbow_iqn": "RainbowIQNConfig"}
 
 #: Atari shapes: 4 stacked 84x84 gray frames, ALE's full action set
@@ -42,8 +43,10 @@ def parse_agents(text: str) -> list[str]:
 
 
 def resolve_threads(threads: int) -> int:
-    """0: every core this process may use (the agents' own default)."""
-    return threads or len(os.sched_getaffinity(0))
+    """0: the agents' own default (``benchgen_agents.torch_device.cpu_threads``)."""
+    from benchgen_agents.torch_device import cpu_threads
+
+    return cpu_threads(threads)
 
 
 def make_value_agent(name: str, threads: int, replay_capacity: int, learning_starts_steps: int = 0, environment=None):
@@ -51,9 +54,13 @@ def make_value_agent(name: str, threads: int, replay_capacity: int, learning_sta
     ``AgentEnvironment``) defaults to the Atari shapes with 4 frames per step."""
     from benchgen.agent import AgentEnvironment
 
+    name, _, variant = name.partition(":")
     module = importlib.import_module(f"benchgen_agents.{name}")
+    variant_defaults = dict(module.SPECS[0].variants.get(variant, {})) if variant else {}
+    if variant:
+        variant_defaults["variant"] = variant
     config = getattr(module, CONFIG_CLASSES[name])(
-        replay_capacity=replay_capacity,
+        **{**variant_defaults, "replay_capacity": replay_capacity},
         learning_starts_frames=4 * learning_starts_steps,
         device="cpu",
         torch_threads=threads,

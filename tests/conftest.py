@@ -7,7 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+# Before anything imports torch: one OpenMP thread per test process, idle threads asleep. The
+# tests run in one process per core (pytest-xdist) beside Ray actors and CLI subprocesses; torch's
+# default (every core, workers spinning between parallel regions) made the processes take each
+# other's cores (a 6-second Ray test took 130 s beside another test process).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,6 +66,25 @@ def start_cli(*args, plugins: str | None = "tests.fixture_plugins.toy_suite", qu
     return subprocess.Popen(
         [sys.executable, "-m", "benchgen", *map(str, args)], env=cli_env(plugins), cwd=REPO, **streams
     )
+
+
+#: test modules that start Ray: run in one xdist process, one after the other (``--dist loadgroup``)
+RAY_MODULES = {
+    "test_apex.py",
+    "test_data_parallel_ppo.py",
+    "test_data_parallel_rainbow.py",
+    "test_data_parallel_runs.py",
+    "test_executors.py",
+    "test_joint.py",
+    "test_remote_envs.py",
+    "test_ray_loopback.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in RAY_MODULES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
 
 
 @pytest.fixture(autouse=True)
