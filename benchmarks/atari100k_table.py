@@ -1,0 +1,82 @@
+"""The Atari 100K proof table (issue 26): benchgen's score per game beside the published ones.
+
+Reads the episodes ``benchmarks/atari100k_runs.sh`` exported to ``benchmarks/results/atari100k/``
+(one CSV per agent variant, game and seed), and prints, per game: benchgen's task score (the mean
+raw score of the 100 evaluation episodes after training, the ``atari100k`` protocol's), the
+published score of the same agent (``atari100k_der`` for ``der``; DrQ(epsilon)'s per-game scores are
+not shipped, so ``drq_eps`` sits beside DrQ's, ``atari100k_drq``), the random and human scores of
+``human_atari100k``, and both human-normalized; then the mean normalized score over the games
+benchgen has run, beside the published DER, OTRainbow and DrQ means over the same games (the
+spread a run is expected to fall in). All published numbers come from the suite's reference
+tables, which name their sources (SPR, Schwarzer et al. 2021, Table 1).
+
+Usage: python benchmarks/atari100k_table.py [--results benchmarks/results/atari100k] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+from benchgen.registry import get_registry
+
+#: agent variant -> the published table it is compared with
+PUBLISHED = {"der": "atari100k_der", "drq_eps": "atari100k_drq"}
+#: the published agents whose spread the mean over the run's games should fall in (issue 26)
+SPREAD = ("atari100k_der", "atari100k_otrainbow", "atari100k_drq")
+EVAL_PHASE = "train_eval"
+
+
+def load(results: Path) -> dict[tuple[str, str], list[float]]:
+    """(variant, game) -> the evaluation episodes' raw scores, over every exported seed."""
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for path in sorted(results.glob("*-seed*.csv")):
+        variant = path.name.split("-", 1)[0]
+        with path.open() as handle:
+            for row in csv.DictReader(handle):
+                if row["phase"] == EVAL_PHASE:
+                    scores[(variant, row["task"])].append(float(row["score"]))
+    return dict(scores)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=Path(__file__).parent / "results" / "atari100k")
+    args = parser.parse_args(argv)
+    refs = {r.name: r for r in get_registry().suite("atari_saber").reference_scores()}
+    human = refs["human_atari100k"]
+
+    def norm(game: str, score: float) -> float:
+        return (score - human.random[game]) / (human.scores[game] - human.random[game])
+
+    runs = load(args.results)
+    print(
+        "| agent | game | episodes | benchgen | published | random | human | benchgen normalized | published normalized |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    by_variant: dict[str, list[str]] = defaultdict(list)
+    for (variant, game), scores in sorted(runs.items()):
+        ours = sum(scores) / len(scores)
+        published = refs[PUBLISHED[variant]].scores[game]
+        by_variant[variant].append(game)
+        print(
+            f"| {variant} | {game} | {len(scores)} | {ours:,.1f} | {published:,.1f} | {human.random[game]:,.1f} | "
+            f"{human.scores[game]:,.1f} | {norm(game, ours):.3f} | {norm(game, published):.3f} |"
+        )
+    print()
+    for variant, games in by_variant.items():
+        ours = sum(norm(g, sum(runs[(variant, g)]) / len(runs[(variant, g)])) for g in games) / len(games)
+        spread = {name: sum(norm(g, refs[name].scores[g]) for g in games) / len(games) for name in SPREAD}
+        low, high = min(spread.values()), max(spread.values())
+        verdict = "within" if low <= ours <= high else ("above" if ours > high else "below")
+        shown = ", ".join(f"{name.removeprefix('atari100k_')} {value:.3f}" for name, value in spread.items())
+        print(
+            f"{variant}: mean human-normalized over {len(games)} game(s) {ours:.3f}; published on the same games: "
+            f"{shown} -> {verdict} their spread"
+        )
+
+
+if __name__ == "__main__":
+    main()
