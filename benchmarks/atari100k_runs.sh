@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The Atari 100K proof runs (issue 26): Data-Efficient Rainbow on eight games and DrQ(epsilon) on
-# three, one seed, one game at a time; each game's episodes are exported to
-# benchmarks/results/atari100k/ as soon as its unit ends. Run it again after a kill: every run
+# three, one seed, one game at a time, and benchgen's random agent's 100 evaluation episodes on
+# each game under the same protocol; each run's episodes are exported to
+# benchmarks/results/atari100k/ as soon as it ends (benchmarks/atari100k_table.py tabulates them). Run it again after a kill: every run
 # resumes from its last checkpoint (the replay memory is saved with it, so a resumed game
 # continues exactly), finished games are skipped.
 #
 #   benchmarks/atari100k_runs.sh            # all of them, in order
-#   benchmarks/atari100k_runs.sh der alien  # one agent, one game
+#   benchmarks/atari100k_runs.sh der alien  # one agent (der, drq_eps or random), one game
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${ATARI100K_RUNS:-runs/atari100k}
@@ -22,6 +23,9 @@ one() {  # one() AGENT VARIANT GAME
   if [ -f "$csv" ]; then echo "done: $csv"; return; fi
   if [ -f "$dir/run.json" ]; then
     benchgen resume "$dir" --no-progress
+  elif [ "$agent" = random ]; then  # its training is not the point: a token budget, then the 100 episodes
+    benchgen run atari_saber random --protocol atari100k --tasks "$game" --seeds 0 --frames 4000 \
+      --out "$dir" --no-progress
   else
     benchgen run atari_saber "$agent" --protocol atari100k --tasks "$game" --seeds 0 \
       --set variant="$variant" --set save_replay=true --checkpoints 400000 --out "$dir" --no-progress
@@ -30,8 +34,13 @@ one() {  # one() AGENT VARIANT GAME
 }
 
 if [ $# -eq 2 ]; then
-  case $1 in der) one rainbow der "$2" ;; drq_eps) one dqn drq_eps "$2" ;; *) echo "agent: der or drq_eps" >&2; exit 2 ;; esac
+  case $1 in
+    der) one rainbow der "$2" ;;
+    drq_eps) one dqn drq_eps "$2" ;;
+    random) one random random "$2" ;;
+    *) echo "agent: der, drq_eps or random" >&2; exit 2 ;;
+  esac
   exit
 fi
-for g in $DER_GAMES; do one rainbow der "$g"; done
+for g in $DER_GAMES; do one rainbow der "$g"; one random random "$g"; done
 for g in $DRQ_GAMES; do one dqn drq_eps "$g"; done
