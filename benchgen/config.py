@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from benchgen.errors import UsageError, did_you_mean, read_yaml
+from benchgen.inputs import YAMLLimitError, load_yaml
 
 
 @dataclass
@@ -198,7 +199,9 @@ def parse_set_pairs(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise UsageError(f"--set expects key=value, got '{pair}'")
         try:
-            out[key] = yaml.safe_load(raw) if raw.strip() else ""
+            out[key] = load_yaml(raw) if raw.strip() else ""
+        except YAMLLimitError as exc:
+            raise UsageError(f"--set {key}: the value {exc}; give a plain value")
         except yaml.YAMLError:
             out[key] = raw
     return out

@@ -40,22 +40,11 @@ def did_you_mean(
 
 
 def read_yaml(path, what: str, missing_hint: str = ""):
-    """Parse a user's YAML file; a missing or malformed file is a one-line ``UsageError``.
+    """Parse a user's YAML file; a missing, irregular, oversized or malformed file is a one-line
+    ``UsageError`` (:func:`benchgen.inputs.read_yaml`, the safe reader of every user file).
 
     ``what`` names the file in messages ("config file", "split file").
     """
-    from pathlib import Path
+    from benchgen.inputs import read_yaml as read
 
-    import yaml
-
-    path = Path(path)
-    try:
-        return yaml.safe_load(path.read_text())
-    except (FileNotFoundError, IsADirectoryError):
-        raise UsageError(f"{what} {path} does not exist{missing_hint}")
-    except UnicodeDecodeError:
-        raise UsageError(f"{what} {path} is not a text file (not UTF-8); give a YAML file")
-    except OSError as exc:
-        raise UsageError(f"{what} {path} cannot be read ({exc.strerror or exc}); check its permissions")
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{what} {path} does not parse as YAML ({str(exc).splitlines()[0]}); fix it and retry")
+    return read(path, what, missing_hint)

@@ -298,10 +298,9 @@ def _parse_score(text: str, where: str) -> float:
 
 def _score_csv_lines(path: Path) -> tuple[list[str], list[str]]:
     """A score CSV's leading ``#`` comment lines (without the ``#``) and the lines after them."""
-    try:
-        lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError):
-        raise UsageError(f"cannot read score file {path}; give a CSV with columns task,score")
+    from benchgen.inputs import read_input_text
+
+    lines = read_input_text(path, "score file", expect="a CSV with columns task,score").splitlines()
     count = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
     return [line[1:].strip() for line in lines[:count]], lines[count:]
 

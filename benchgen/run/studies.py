@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from benchgen.errors import UsageError
+from benchgen.inputs import parse_yaml
 from benchgen.protocols import protocol_label
 
 SWEEP_FILE = "sweep.json"
@@ -49,7 +49,7 @@ def parse_vary(text: str) -> tuple[str, list[Any]]:
     items = [v.strip() for v in values.split(",") if v.strip()]
     if not sep or not param.strip() or len(items) < 2:
         raise UsageError(f"--vary {text!r}: give PARAMETER=VALUE1,VALUE2[,...] (two values at least)")
-    parsed = [yaml.safe_load(v) for v in items]
+    parsed = [parse_yaml(v, f"--vary {text!r}: the value {v!r}", "give plain values") for v in items]
     if len({json.dumps(v) for v in parsed}) != len(parsed):
         raise UsageError(f"--vary {text!r} lists a value twice; give each value once")
     return param.strip(), parsed

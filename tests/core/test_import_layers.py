@@ -2,7 +2,7 @@
 
 Layers, lowest first; a module may import its own layer and those below it, never above:
 
-1. ground: ``benchgen`` itself and its contracts (errors, config, suite, protocols, agent, remote,
+1. ground: ``benchgen`` itself and its contracts (errors, inputs, config, suite, protocols, agent, remote,
    scoring, hookspecs, registry, cpu_affinity);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 GROUND = {
     "benchgen",
     "benchgen.errors",
+    "benchgen.inputs",
     "benchgen.config",
     "benchgen.suite",
     "benchgen.protocols",

@@ -10,11 +10,13 @@ infinite gameplay.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from pathlib import Path
 
 from benchgen.errors import UsageError
+from benchgen.inputs import read_input_text
 from benchgen.scoring import ReferenceScores, _parse_score, read_score_csv
 
 _CKPT = re.compile(r"^(?:(frames|timesteps|steps)_)?(\d+(?:\.\d+)?)([kmgb]?)$", re.IGNORECASE)
@@ -58,13 +60,10 @@ def read_reference_csv(path: str | Path, name: str | None = None) -> ReferenceSc
     """Read a user reference table (see the module docstring); one-line errors on bad files."""
     path = Path(path)
     name = name or path.stem
-    try:
-        with path.open(newline="") as handle:
-            reader = csv.DictReader(handle)
-            cols = list(reader.fieldnames or [])
-            rows = list(reader)
-    except OSError:
-        raise UsageError(f"cannot read reference file {path}; give a CSV with columns task,score")
+    text = read_input_text(path, "reference file", expect="a CSV with columns task,score")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    cols = list(reader.fieldnames or [])
+    rows = list(reader)
     if "score" in cols:
         return ReferenceScores(name=name, scores=read_score_csv(path), description=f"user reference {path}")
     key = next((c for c in ("task", "level", "game") if c in cols), None)
