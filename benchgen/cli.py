@@ -671,9 +671,9 @@ def cmd_export(args) -> int:
 
 
 def cmd_new_plugin(args) -> int:
-    from benchgen.newplugin import create_plugin, names
+    from benchgen.newplugin import create_plugin, installed_suites, names
 
-    target, _files = create_plugin(args.name, args.dir)
+    target, _files = create_plugin(args.name, args.dir, taken=installed_suites())
     n = names(args.name)
     print(f"wrote plugin {n['dist']} (module {n['module']}, suite {n['name']}) in {target}")
     print("next:")

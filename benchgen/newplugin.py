@@ -55,17 +55,59 @@ def _files(node, prefix: str = ""):
             yield rel, child
 
 
-def create_plugin(name: str, directory: Path | None = None) -> tuple[Path, list[Path]]:
+def refuse_shadowing(name: str, what: str = "suite") -> None:
+    """A one-line ``UsageError`` if plugin ``name`` would shadow, or be shadowed by, an installed
+    package: an installed plugin's entry point of that name (``agents``, ``sonic``,
+    ``atari_saber``, ``gymnasium``, ...), or its import name ``benchgen_<name>`` already importable
+    (two plugins of one name would stop benchgen's start-up; two packages of one import name
+    hide each other)."""
+    from importlib import metadata, util
+
+    values = names(name, what)
+    hint = f"pick another {what} name"
+    shipped = {ep.name: ep.value for ep in metadata.entry_points(group="benchgen")}
+    if name in shipped:
+        raise UsageError(
+            f"'{name}' is the name of an installed plugin ({shipped[name]}), which yours would shadow; {hint}"
+        )
+    module = values["module"]
+    try:
+        found = util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = True
+    if found or module in {v.split(":")[0].split(".")[0] for v in shipped.values()}:
+        raise UsageError(f"the import name {module} of '{name}' is already taken by an installed package; {hint}")
+
+
+def installed_suites() -> list[str]:
+    """The names of the suites the installed plugins contribute; none if the plugins do not load."""
+    from benchgen.registry import Registry
+
+    try:
+        return sorted(Registry().suites)
+    except Exception:  # noqa: BLE001 - a broken plugin must not stop a new package from being written
+        return []
+
+
+def create_plugin(name: str, directory: Path | None = None, taken: Iterable[str] = ()) -> tuple[Path, list[Path]]:
     """Write the suite plugin package for ``name`` into ``directory`` (default ``./<dist>``);
-    return it and the files written. Refuses a directory that exists and is not empty."""
-    return _write(TEMPLATE_DIR, names(name), directory)
+    return it and the files written. Refuses a name that shadows an installed package
+    (:func:`refuse_shadowing`) or names a suite in ``taken`` (the suites installed here), and a
+    directory that exists and is not empty."""
+    values = names(name)
+    refuse_shadowing(name)
+    if name in set(taken):
+        raise UsageError(f"a suite named '{name}' is already installed (`benchgen list`); pick another name")
+    return _write(TEMPLATE_DIR, values, directory)
 
 
 def create_agent(name: str, directory: Path | None = None, taken: Iterable[str] = ()) -> tuple[Path, list[Path]]:
     """Write the agent plugin package for ``name`` into ``directory`` (default ``./<dist>``); return
-    it and the files written. Refuses a name in ``taken`` (the agents installed here: a second
-    agent of that name would stop benchgen's start-up) and a directory that exists and is not empty."""
+    it and the files written. Refuses a name that shadows an installed package
+    (:func:`refuse_shadowing`), a name in ``taken`` (the agents installed here: a second agent of
+    that name would stop benchgen's start-up) and a directory that exists and is not empty."""
     values = names(name, "agent")
+    refuse_shadowing(name, "agent")
     if name in set(taken):
         raise UsageError(f"an agent named '{name}' is already installed (`benchgen list`); pick another name")
     return _write(AGENT_TEMPLATE_DIR, values, directory)
