@@ -25,6 +25,7 @@ from benchgen.registry import Registry
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
 from benchgen.results.transfer import TRANSFER_FINETUNE, TRANSFER_ZEROSHOT
+from benchgen.run.budget import describe_vector_steps, planned_frames
 from benchgen.suite import Split, Suite
 
 #: distributions whose versions every run records
@@ -306,7 +307,8 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
     ]
     if starts:
         lines.append(f"  transfer curves: {'; '.join(starts)} (each the first written at or past its point)")
-    total = sum(u.budget_frames for u in units)
+    lines += describe_vector_steps(r, units)
+    total = sum(planned_frames(r, u) for u in units)
     lines.append(f"  total at most {total:,} frames")
     return "\n".join(lines)
 
