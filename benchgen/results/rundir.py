@@ -37,6 +37,19 @@ from benchgen.errors import UsageError
 from benchgen.results.store import DB_NAME, ResultsStore, Unit, check_unit_id
 
 RUN_FILE = "run.json"
+#: the entries of ``run.json`` every reader relies on, and their JSON types
+META_KEYS: dict[str, tuple[type, ...]] = {
+    "suite": (str,),
+    "agent": (str,),
+    "run": (dict,),
+    "agent_config": (dict,),
+    "tasks": (list,),
+    "split": (dict, type(None)),
+    "budget": (int,),
+    "budget_unit": (str,),
+    "frames_per_step": (int,),
+    "checkpoints": (list,),
+}
 CHECKPOINT_FILE = "checkpoint.json"
 PID_FILE = "worker.pid"
 LOCK_FILE = "run.lock"
@@ -155,6 +168,10 @@ class RunDir:
             raise UsageError(f"{self.meta_file} cannot be read ({exc}); restore it from a copy of the run")
         if not isinstance(meta, dict):
             raise UsageError(f"{self.meta_file} is not a run's metadata; restore it from a copy of the run")
+        for key, kinds in META_KEYS.items():
+            if key not in meta or not isinstance(meta[key], kinds) or isinstance(meta[key], bool):
+                what = "lacks its" if key not in meta else "has a damaged"
+                raise UsageError(f"{self.meta_file} {what} '{key}' entry; restore it from a copy of the run")
         return meta
 
     def check_present(self) -> None:

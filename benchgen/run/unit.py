@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from benchgen.agent import Agent, TrainingContext
 from benchgen.errors import UsageError
@@ -179,14 +180,30 @@ def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
                 f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "
                 "of the run (checkpoints live under the run directory)"
             )
-        agent.load(last)
+        _load(agent, last, f"unit {unit.unit_id}: its last checkpoint", "restore it from a copy of the run")
     elif unit.init_checkpoint:
         start = run_dir.absolute(unit.init_checkpoint)
         if not start.is_dir():
             raise UsageError(
                 f"unit {unit.unit_id}: its starting checkpoint {start} is missing; restore it or start a new run"
             )
-        agent.load(start)
+        _load(agent, start, f"unit {unit.unit_id}: its starting checkpoint", "restore it or start a new run")
+
+
+#: what an agent's ``load`` raises on a damaged, truncated or foreign checkpoint file
+_DAMAGED = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, RuntimeError)
+
+
+def _load(agent: Agent, directory: Path, what: str, hint: str) -> None:
+    """``agent.load(directory)``; a checkpoint it cannot read (truncated, damaged, another
+    agent's) is one line naming it, not the agent's traceback."""
+    try:
+        agent.load(directory)
+    except UsageError:
+        raise
+    except _DAMAGED as exc:
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise UsageError(f"{what} {directory} cannot be loaded ({type(exc).__name__}: {first}); {hint}") from None
 
 
 def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, store: UnitStore | None = None) -> Unit:

@@ -1,0 +1,82 @@
+"""A damaged run is one line, not a traceback (issue 27 item 13): a ``run.json`` that lacks an
+entry every reader relies on (or holds it damaged), and a checkpoint the agent cannot load
+(truncated, or another file in its place)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+UNIT = "train-count-20-s0"
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+def _refused(capsys, fragment: str, *args) -> None:
+    from benchgen.cli import main
+
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert code == 2 and len(err) == 1 and err[0].startswith("benchgen: error: "), err
+    assert fragment in err[0], err[0]
+
+
+@pytest.mark.parametrize(
+    "change, fragment",
+    [
+        (lambda meta: meta.pop("suite"), "lacks its 'suite' entry"),
+        (lambda meta: meta.pop("run"), "lacks its 'run' entry"),
+        (lambda meta: meta.update(budget="lots"), "has a damaged 'budget' entry"),
+        (lambda meta: meta.update(tasks=None), "has a damaged 'tasks' entry"),
+    ],
+)
+@pytest.mark.parametrize("command", ["report", "resume", "export"])
+def test_a_run_json_without_what_readers_need_is_one_line(finished_run, tmp_path, capsys, change, fragment, command):
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    meta = json.loads((run / "run.json").read_text())
+    change(meta)
+    (run / "run.json").write_text(json.dumps(meta))
+    _refused(capsys, fragment, command, run, *(["--no-progress"] if command == "resume" else []))
+
+
+def _unfinished_copy(finished_run: Path, where: Path) -> tuple[Path, Path]:
+    """A copy of the run with its unit back at its first checkpoint, and that checkpoint."""
+    run = where / "run"
+    shutil.copytree(finished_run, run)
+    first = min(int(p.name) for p in (run / "units" / UNIT / "checkpoints").iterdir())
+    with sqlite3.connect(run / "results.sqlite") as conn:
+        conn.execute(
+            "UPDATE units SET status = 'pending', frames_done = ?, last_checkpoint = ?, last_checkpoint_frames = ?",
+            (first, f"units/{UNIT}/checkpoints/{first:012d}", first),
+        )
+    conn.close()
+    return run, run / "units" / UNIT / "checkpoints" / f"{first:012d}"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda f: f.write_text(f.read_text()[: len(f.read_text()) // 2]),  # truncated
+        lambda f: f.write_bytes(b"PK\x03\x04" + bytes(range(256))),  # a foreign (binary) file
+        lambda f: f.write_text(json.dumps({"weights": [1, 2, 3]})),  # another agent's JSON
+    ],
+    ids=["truncated", "binary", "foreign"],
+)
+def test_a_checkpoint_the_agent_cannot_load_is_one_line(finished_run, tmp_path, capsys, damage):
+    run, checkpoint = _unfinished_copy(finished_run, tmp_path)
+    damage(checkpoint / "random_agent.json")
+    _refused(capsys, "its last checkpoint", "resume", run, "--no-progress")
