@@ -24,7 +24,11 @@ and the same ``Recording`` call in a restarted script continues the run where it
 model's own checkpointing is the loop's business).
 
 Every suite task is also a Gymnasium id (:func:`register_gymnasium_ids`, :func:`gymnasium_id`):
-``gymnasium.make("benchgen/SUITE.TASK-v0")`` gives one protocol environment.
+``gymnasium.make("benchgen/SUITE.TASK-vN")`` gives one protocol environment. In the id, the task's
+``:`` (which ``gymnasium.make`` reads as "import this module first") becomes ``.`` and its ``-``
+becomes ``_`` (so that a task's own version, ``CartPole-v1``, does not read as the id's); ``N`` is
+the version of the suite's default protocol. The task itself stays in the id's registration
+(:func:`gymnasium_task`).
 """
 
 from __future__ import annotations
@@ -226,9 +230,30 @@ class Recording:
 # -- Gymnasium ids -------------------------------------------------------------------------------
 
 
-def gymnasium_id(suite: str, task: str) -> str:
-    """The Gymnasium id of a suite's task: ``benchgen/SUITE.TASK-v0``."""
-    return f"{GYM_NAMESPACE}/{suite}.{task}-v0"
+def gymnasium_id(suite: str, task: str, version: int | None = None) -> str:
+    """The Gymnasium id of a suite's task: ``benchgen/SUITE.NAME-vN``, NAME the task with ``:``
+    as ``.`` and ``-`` as ``_`` (module docstring), N ``version`` or the suite's default
+    protocol's version."""
+    if version is None:
+        version = _protocol_version(suite)
+    name = task.replace(":", ".").replace("-", "_")
+    return f"{GYM_NAMESPACE}/{suite}.{name}-v{version}"
+
+
+def gymnasium_task(env_id: str) -> tuple[str, str]:
+    """(suite, task) of a registered benchgen Gymnasium id (``KeyError`` if it is not one)."""
+    kwargs = gym.registry[env_id].kwargs
+    return kwargs["suite"], kwargs["task"]
+
+
+def _protocol_version(suite: str) -> int:
+    """The version of ``suite``'s default protocol as a whole number (Gymnasium ids take digits;
+    0 when the suite's is not one)."""
+    from benchgen.registry import get_registry
+
+    described = get_registry().suite(suite).protocol()
+    version = str(described.get("protocol_version", described.get("version", "0")))
+    return int(version) if version.isdigit() else 0
 
 
 def register_gymnasium_ids(suites: Sequence[str] | None = None) -> list[str]:
@@ -239,8 +264,14 @@ def register_gymnasium_ids(suites: Sequence[str] | None = None) -> list[str]:
     registry = get_registry()
     ids = []
     for name in suites or list(registry.suites):
+        version = _protocol_version(name)
         for task in registry.suite(name).tasks():
-            env_id = gymnasium_id(name, task)
+            env_id = gymnasium_id(name, task, version)
+            if env_id in gym.registry and gym.registry[env_id].kwargs.get("task") != task:
+                raise UsageError(
+                    f"tasks '{gym.registry[env_id].kwargs.get('task')}' and '{task}' of suite {name} map to the "
+                    f"same Gymnasium id {env_id}; rename one of them"
+                )
             if env_id not in gym.registry:
                 gym.register(env_id, entry_point=SuiteTaskEnv, kwargs={"suite": name, "task": task})
             ids.append(env_id)

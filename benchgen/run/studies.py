@@ -239,9 +239,10 @@ def source_label(meta: Mapping[str, Any]) -> str:
     return protocol_label(meta.get("protocol") or {}) or meta.get("suite", "?")
 
 
-def plan_reevaluation(registry, source: Path, protocol_text: str, episodes: int | None):
-    """The re-evaluation of ``source``'s trained agents under ``protocol_text``: ``(resolved run,
-    units, metadata additions)``. Every check runs here, before anything is written."""
+def plan_reevaluation(registry, source: Path, protocol_text: str | None, episodes: int | None):
+    """The re-evaluation of ``source``'s trained agents under ``protocol_text`` (None: the run's
+    own protocol): ``(resolved run, units, metadata additions)``. Every check runs here, before
+    anything is written."""
     import dataclasses
 
     from benchgen import protocols
@@ -260,7 +261,8 @@ def plan_reevaluation(registry, source: Path, protocol_text: str, episodes: int 
         sources = reevaluation_sources(store.units())
     finally:
         store.close()
-    choice = protocols.parse_choice(protocol_text)
+    # no --protocol: the run's own protocol (as it recorded its choice), or the suite's only one
+    choice = protocols.parse_choice(protocol_text) if protocol_text is not None else meta.get("protocol_choice")
     suite = protocols.apply_choice(registry.suite(meta["suite"]), choice)
     if episodes is not None and episodes <= 0:
         raise UsageError("--episodes must be positive")
@@ -272,7 +274,12 @@ def plan_reevaluation(registry, source: Path, protocol_text: str, episodes: int 
     else:
         schedule = dataclasses.replace(schedule, interval_frames=0)
     _check_same_action_space(trained.suite, suite, sources[0].tasks[0])
-    run = dataclasses.replace(trained.run, protocol=protocol_text, finetune=False, from_checkpoint=None)
+    run = dataclasses.replace(
+        trained.run,
+        protocol=protocol_text if protocol_text is not None else trained.run.protocol,
+        finetune=False,
+        from_checkpoint=None,
+    )
     resolved = ResolvedRun(
         run,
         trained.agent_config,
