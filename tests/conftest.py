@@ -95,3 +95,22 @@ def _fresh_registry(monkeypatch):
     monkeypatch.setenv("BENCHGEN_PLUGINS", "tests.fixture_plugins.toy_suite")
     yield
     registry.reset_registry()
+
+
+def cli_in_process(capsys, *args) -> tuple[int, list[str]]:
+    """``benchgen ARGS`` in this process: the exit code and the lines it wrote to stderr (never a
+    traceback)."""
+    from benchgen.cli import main
+
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    return code, [line for line in err.splitlines() if line.strip()]
+
+
+def refused_in_process(capsys, fragment: str, *args) -> None:
+    """``benchgen ARGS`` in this process is refused as bad input: exit 2, one line holding ``fragment``."""
+    code, err = cli_in_process(capsys, *args)
+    assert code == 2 and len(err) == 1 and err[0].startswith("benchgen: error: "), err
+    assert fragment in err[0], err[0]

@@ -11,27 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import refused_in_process
 
 UNIT = "train-count-20-s0"
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs") / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
-
-
-def _refused(capsys, fragment: str, *args) -> None:
-    from benchgen.cli import main
-
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
-    assert code == 2 and len(err) == 1 and err[0].startswith("benchgen: error: "), err
-    assert fragment in err[0], err[0]
 
 
 @pytest.mark.parametrize(
@@ -50,7 +32,7 @@ def test_a_run_json_without_what_readers_need_is_one_line(finished_run, tmp_path
     meta = json.loads((run / "run.json").read_text())
     change(meta)
     (run / "run.json").write_text(json.dumps(meta))
-    _refused(capsys, fragment, command, run, *(["--no-progress"] if command == "resume" else []))
+    refused_in_process(capsys, fragment, command, run, *(["--no-progress"] if command == "resume" else []))
 
 
 def _unfinished_copy(finished_run: Path, where: Path) -> tuple[Path, Path]:
@@ -79,4 +61,4 @@ def _unfinished_copy(finished_run: Path, where: Path) -> tuple[Path, Path]:
 def test_a_checkpoint_the_agent_cannot_load_is_one_line(finished_run, tmp_path, capsys, damage):
     run, checkpoint = _unfinished_copy(finished_run, tmp_path)
     damage(checkpoint / "random_agent.json")
-    _refused(capsys, "its last checkpoint", "resume", run, "--no-progress")
+    refused_in_process(capsys, "its last checkpoint", "resume", run, "--no-progress")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchgen.inputs import MAX_INPUT_BYTES, MAX_YAML_DEPTH
+from tests.conftest import refused_in_process
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
@@ -29,16 +30,6 @@ def _no_hang():
     signal.signal(signal.SIGALRM, previous)
 
 
-def _refused(capsys, fragment: str, *args) -> None:
-    from benchgen.cli import main
-
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
-    assert code == 2 and len(err) == 1 and err[0].startswith("benchgen: error: "), err
-    assert fragment in err[0], err[0]
-
-
 def _bomb(levels: int = 7, width: int = 10) -> str:
     """YAML of a few hundred bytes whose last alias expands to width**levels values."""
     lines = [f"l0: &l0 [{', '.join(['x'] * width)}]"]
@@ -54,56 +45,68 @@ def _fifo(tmp_path: Path, name: str) -> Path:
 
 def test_a_fifo_given_as_config_file_is_refused_at_once(tmp_path, capsys):
     config = _fifo(tmp_path, "settings.yaml")
-    _refused(capsys, "is a FIFO", "run", "toy", "random", "--config", config, "--out", tmp_path / "run")
+    refused_in_process(capsys, "is a FIFO", "run", "toy", "random", "--config", config, "--out", tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
 
 def test_a_fifo_given_as_protocol_file_is_refused_at_once(tmp_path, capsys):
     proto = _fifo(tmp_path, "proto.yaml")
-    _refused(capsys, "is a FIFO", "run", "toy", "random", "--protocol", proto, "--out", tmp_path / "run")
+    refused_in_process(capsys, "is a FIFO", "run", "toy", "random", "--protocol", proto, "--out", tmp_path / "run")
 
 
 def test_a_fifo_given_as_score_csv_is_refused_at_once(tmp_path, capsys):
-    _refused(capsys, "is a FIFO", "score", "toy", _fifo(tmp_path, "scores.csv"))
+    refused_in_process(capsys, "is a FIFO", "score", "toy", _fifo(tmp_path, "scores.csv"))
 
 
-def test_a_split_file_linked_to_a_device_is_refused(tmp_path, capsys):
+def test_a_split_file_linked_to_a_device_isrefused_in_process(tmp_path, capsys):
     split = tmp_path / "zero.yaml"
     split.symlink_to("/dev/zero")
-    _refused(capsys, "is a character device", "run", "toy", "random", "--split", split, "--out", tmp_path / "run")
+    refused_in_process(
+        capsys, "is a character device", "run", "toy", "random", "--split", split, "--out", tmp_path / "run"
+    )
 
 
 def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, capsys):
     config = tmp_path / "huge.yaml"
     with config.open("wb") as f:
         f.truncate(MAX_INPUT_BYTES + 1)  # sparse: nothing written
-    _refused(capsys, "larger than 16 MiB", "run", "toy", "random", "--config", config, "--out", tmp_path / "run")
+    refused_in_process(
+        capsys, "larger than 16 MiB", "run", "toy", "random", "--config", config, "--out", tmp_path / "run"
+    )
 
 
-def test_a_yaml_alias_bomb_is_refused(tmp_path, capsys):
+def test_a_yaml_alias_bomb_isrefused_in_process(tmp_path, capsys):
     config = tmp_path / "bomb.yaml"
     config.write_text(_bomb())
-    _refused(capsys, "through its aliases", "run", "toy", "random", "--config", config, "--out", tmp_path / "run")
+    refused_in_process(
+        capsys, "through its aliases", "run", "toy", "random", "--config", config, "--out", tmp_path / "run"
+    )
     split = tmp_path / "bomb_split.yaml"
     split.write_text(_bomb() + "train: *l6\n")
-    _refused(capsys, "through its aliases", "run", "toy", "random", "--split", split, "--out", tmp_path / "run")
+    refused_in_process(
+        capsys, "through its aliases", "run", "toy", "random", "--split", split, "--out", tmp_path / "run"
+    )
 
 
-def test_a_recursive_alias_is_refused(tmp_path, capsys):
+def test_a_recursive_alias_isrefused_in_process(tmp_path, capsys):
     config = tmp_path / "loop.yaml"
     config.write_text("seed_offset: &a [*a]\n")
-    _refused(capsys, "alias inside the collection", "run", "toy", "random", "--config", config)
+    refused_in_process(capsys, "alias inside the collection", "run", "toy", "random", "--config", config)
 
 
 def test_deeply_nested_yaml_is_refused_not_a_recursion_error(tmp_path, capsys):
     config = tmp_path / "deep.yaml"
     config.write_text("seed_offset: " + "[" * 5000 + "]" * 5000 + "\n")
-    _refused(capsys, f"nested more than {MAX_YAML_DEPTH} levels", "run", "toy", "random", "--config", config)
-    _refused(capsys, "nested more than", "run", "toy", "random", "--set", "seed_offset=" + "[" * 5000 + "]" * 5000)
+    refused_in_process(capsys, f"nested more than {MAX_YAML_DEPTH} levels", "run", "toy", "random", "--config", config)
+    refused_in_process(
+        capsys, "nested more than", "run", "toy", "random", "--set", "seed_offset=" + "[" * 5000 + "]" * 5000
+    )
 
 
 def test_bad_yaml_in_vary_is_one_line(tmp_path, capsys):
-    _refused(capsys, "does not parse as YAML", "run", "toy", "random", "--vary", "seed_offset=[1,2", "--out", tmp_path)
+    refused_in_process(
+        capsys, "does not parse as YAML", "run", "toy", "random", "--vary", "seed_offset=[1,2", "--out", tmp_path
+    )
 
 
 def test_a_binary_reference_csv_is_refused_in_one_line(tmp_path, capsys):
@@ -112,7 +115,7 @@ def test_a_binary_reference_csv_is_refused_in_one_line(tmp_path, capsys):
     make_run(tmp_path / "runs" / "a", "agent_a", A)
     binary = tmp_path / "ref.csv"
     binary.write_bytes(bytes(range(256)) * 4)
-    _refused(capsys, "is not a text file", "compare", tmp_path / "runs", "--reference", f"mine={binary}")
+    refused_in_process(capsys, "is not a text file", "compare", tmp_path / "runs", "--reference", f"mine={binary}")
 
 
 def test_ordinary_yaml_still_reads(tmp_path):

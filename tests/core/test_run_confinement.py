@@ -11,17 +11,9 @@ from pathlib import Path
 import pytest
 
 from benchgen.results.rundir import RunDir
-from tests.conftest import run_cli
+from tests.conftest import cli_in_process, refused_in_process
 
 UNIT = "train-count-20-s0"
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs") / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
 
 
 def _unfinished_copy(finished_run: Path, where: Path) -> Path:
@@ -42,23 +34,6 @@ def _snapshot(folder: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in sorted(folder.rglob("*"))}
 
 
-def _cli(capsys, *args) -> tuple[int, list[str]]:
-    """``benchgen ARGS`` in this process: the exit code and the lines it wrote to stderr."""
-    from benchgen.cli import main
-
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return code, [line for line in err.splitlines() if line.strip()]
-
-
-def _refused(capsys, fragment: str, *args) -> None:
-    code, err = _cli(capsys, *args)
-    assert code == 2 and len(err) == 1 and err[0].startswith("benchgen: error: "), err
-    assert fragment in err[0], err[0]
-
-
 @pytest.mark.parametrize(
     "linked", [f"units/{UNIT}/checkpoints", f"units/{UNIT}", "units", "tb", f"tb/{UNIT}", "report"]
 )
@@ -69,7 +44,7 @@ def test_resume_never_writes_or_deletes_through_a_linked_folder(finished_run, tm
     shutil.move(run / linked, elsewhere)
     (run / linked).symlink_to(elsewhere, target_is_directory=True)
     before, episodes = _snapshot(elsewhere), _episodes(run)
-    _refused(capsys, "leads out of the run directory", "resume", run, "--no-progress")
+    refused_in_process(capsys, "leads out of the run directory", "resume", run, "--no-progress")
     assert _snapshot(elsewhere) == before and _episodes(run) == episodes
 
 
@@ -80,20 +55,20 @@ def _episodes(run: Path) -> int:
     return count
 
 
-def test_a_unit_id_leading_out_of_the_run_is_refused(finished_run, tmp_path, capsys):
+def test_a_unit_id_leading_out_of_the_run_isrefused_in_process(finished_run, tmp_path, capsys):
     run = _unfinished_copy(finished_run, tmp_path)
     crafted = "../../../escape"
     with sqlite3.connect(run / "results.sqlite") as conn:
         for table in ("units", "episodes", "checkpoints"):
             conn.execute(f"UPDATE {table} SET unit_id = ?", (crafted,))
     conn.close()
-    _refused(capsys, "is not a plain name", "resume", run, "--no-progress")
+    refused_in_process(capsys, "is not a plain name", "resume", run, "--no-progress")
     assert not (run / "units" / crafted).resolve().exists()
     assert not (run / "tb" / crafted).resolve().exists()
 
 
 @pytest.mark.parametrize("unit_id", ["", ".", "..", "../x", "a/../../b", "/abs", "a//b", "a\0b", "a/."])
-def test_unit_ids_that_could_leave_the_units_folder_are_refused(unit_id):
+def test_unit_ids_that_could_leave_the_units_folder_arerefused_in_process(unit_id):
     from benchgen.errors import UsageError
     from benchgen.results.store import check_unit_id
 
@@ -126,11 +101,11 @@ def test_lock_and_pid_files_are_never_written_through_a_link(finished_run, tmp_p
     (run / linked).unlink(missing_ok=True)
     (run / linked).symlink_to(victim)
     fragment = "is a symbolic link" if victim_in_run else "leads out of the run directory"
-    _refused(capsys, fragment, "resume", run, "--no-progress")
+    refused_in_process(capsys, fragment, "resume", run, "--no-progress")
     assert victim.read_text() == "precious"
 
 
-def test_a_linked_worker_pid_of_a_ray_unit_is_refused(finished_run, tmp_path):
+def test_a_linked_worker_pid_of_a_ray_unit_isrefused_in_process(finished_run, tmp_path):
     from benchgen.errors import UsageError
 
     run = _unfinished_copy(finished_run, tmp_path)
@@ -145,7 +120,7 @@ def test_a_linked_worker_pid_of_a_ray_unit_is_refused(finished_run, tmp_path):
 def test_sweep_files_replace_a_link_rather_than_its_target(tmp_path, capsys):
     out = tmp_path / "sweep"
     args = ("run", "toy", "random", "--tasks", "count-20", "--frames", "1000", "--vary", "seed_offset=0,1")
-    code, err = _cli(capsys, *args, "--out", out, "--no-progress")
+    code, err = cli_in_process(capsys, *args, "--out", out, "--no-progress")
     assert code == 0, err
     victims = {}
     for name in ("sweep.md", "sweep_table.json"):
@@ -153,7 +128,7 @@ def test_sweep_files_replace_a_link_rather_than_its_target(tmp_path, capsys):
         victims[name].write_text("precious")
         (out / name).unlink()
         (out / name).symlink_to(victims[name])
-    code, err = _cli(capsys, "resume", out, "--no-progress")
+    code, err = cli_in_process(capsys, "resume", out, "--no-progress")
     assert code == 0, err
     for name, victim in victims.items():
         assert victim.read_text() == "precious"
@@ -171,7 +146,7 @@ def test_a_run_whose_folder_name_holds_uri_characters_is_read(finished_run, tmp_
         assert [u.unit_id for u in store.units()] == [UNIT]
     finally:
         store.close()
-    code, err = _cli(capsys, "report", run)
+    code, err = cli_in_process(capsys, "report", run)
     assert code == 0, err
     assert [p.name for p in tmp_path.iterdir()] == [name]  # nothing made beside the run
 
@@ -182,7 +157,7 @@ def test_a_sweep_never_resumes_a_run_outside_its_folder(tmp_path, capsys, crafte
 
     out = tmp_path / "sweep"
     args = ("run", "toy", "random", "--tasks", "count-20", "--frames", "1000", "--vary", "seed_offset=0,1")
-    code, err = _cli(capsys, *args, "--out", out, "--no-progress")
+    code, err = cli_in_process(capsys, *args, "--out", out, "--no-progress")
     assert code == 0, err
     shutil.move(out / "seed_offset=1", tmp_path / "elsewhere")
     (out / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
@@ -190,5 +165,5 @@ def test_a_sweep_never_resumes_a_run_outside_its_folder(tmp_path, capsys, crafte
     sweep["runs"][1] = crafted
     (out / "sweep.json").write_text(json.dumps(sweep))
     before = _snapshot(tmp_path / "elsewhere")
-    _refused(capsys, "which is not a folder inside the sweep", "resume", out, "--no-progress")
+    refused_in_process(capsys, "which is not a folder inside the sweep", "resume", out, "--no-progress")
     assert _snapshot(tmp_path / "elsewhere") == before

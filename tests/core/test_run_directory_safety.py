@@ -14,14 +14,6 @@ from benchgen.results.rundir import RunDir
 from tests.conftest import assert_usage_error, run_cli, start_cli
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs") / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
-
-
 @pytest.mark.parametrize("target", ["results.sqlite", "run.json", "results.sqlite-wal", "units/x.csv"])
 def test_export_never_replaces_a_file_of_the_run(finished_run, target):
     before = {p: p.read_bytes() for p in finished_run.rglob("*") if p.is_file() and p.parent.name != "report"}
@@ -31,7 +23,7 @@ def test_export_never_replaces_a_file_of_the_run(finished_run, target):
     assert after == before
 
 
-def test_export_to_a_directory_or_parquet_to_stdout_is_refused(finished_run, tmp_path):
+def test_export_to_a_directory_or_parquet_to_stdout_isrefused_in_process(finished_run, tmp_path):
     assert_usage_error(run_cli("export", finished_run, "-o", tmp_path), "is a directory")
     assert_usage_error(run_cli("export", finished_run, "--format", "parquet", "-o", "-"), "standard output")
     assert not (finished_run.parent / "-").exists() and list(tmp_path.iterdir()) == []
@@ -56,7 +48,7 @@ def test_a_second_process_cannot_resume_a_run_in_use(finished_run):
     assert run_cli("resume", finished_run, "--no-progress").returncode == 0  # released with its holder
 
 
-def test_an_empty_or_damaged_store_is_refused(finished_run, tmp_path):
+def test_an_empty_or_damaged_store_isrefused_in_process(finished_run, tmp_path):
     empty = tmp_path / "empty"
     shutil.copytree(finished_run, empty)
     (empty / "results.sqlite").write_bytes(b"")

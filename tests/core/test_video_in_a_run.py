@@ -7,28 +7,8 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
-
 from benchgen.results.rundir import VIDEO_PHASE, RunDir
-from tests.conftest import run_cli
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs") / "run"
-    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
-
-
-def _cli(capsys, *args) -> tuple[int, list[str]]:
-    from benchgen.cli import main
-
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return code, [line for line in err.splitlines() if line.strip()]
+from tests.conftest import cli_in_process
 
 
 def test_report_and_resume_of_a_run_with_video_episodes(finished_run, tmp_path, capsys):
@@ -47,17 +27,17 @@ def test_report_and_resume_of_a_run_with_video_episodes(finished_run, tmp_path, 
     finally:
         store.close()
     before = json.loads((run / "report" / "report.json").read_text())["phases"]
-    code, err = _cli(capsys, "report", run)
+    code, err = cli_in_process(capsys, "report", run)
     assert code == 0, err
     after = json.loads((run / "report" / "report.json").read_text())["phases"]
     assert VIDEO_PHASE not in after and after == before  # a filmed episode is not a result
-    code, err = _cli(capsys, "resume", run, "--no-progress")
+    code, err = cli_in_process(capsys, "resume", run, "--no-progress")
     assert code == 0, err
 
 
 def test_video_refuses_a_run_in_use(finished_run, capsys):
     """Issue 27 item 5: filmed while the run trained, it failed on the store (IntegrityError)."""
     with RunDir(finished_run).lock():
-        code, err = _cli(capsys, "video", finished_run, "--task", "count-20")
+        code, err = cli_in_process(capsys, "video", finished_run, "--task", "count-20")
     assert code == 2 and len(err) == 1, err
     assert f"is in use by process {os.getpid()}" in err[0] and "then film it" in err[0], err[0]
