@@ -148,6 +148,11 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
         help="a sweep: one run per value of a protocol parameter or agent setting, in one folder, side by side",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the plan and its estimated wall time, then exit: nothing is built, run or written",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("evaluate", help="re-evaluate a run's trained agents under another protocol")
@@ -443,6 +448,9 @@ def cmd_run(args) -> int:
     if args.vary:
         return _run_sweep(args, reg, run, agent_over)
     resolved = resolve(reg, run, agent_over)
+    if args.plan:  # checked like a run (resolve), but no agent is built and nothing is written
+        print(describe_plan(resolved, plan_units(resolved)))
+        return 0
     preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     if STOP.requested:
@@ -467,6 +475,10 @@ def _run_sweep(args, reg, run, agent_over) -> int:
         conditions = [(studies.condition_label(param, v), resolve(reg, run, {**agent_over, param: v})) for v in values]
     else:
         conditions = [(studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v})) for v in values]
+    if args.plan:
+        for label, resolved in conditions:
+            print(f"condition {label}:\n{describe_plan(resolved, plan_units(resolved))}")
+        return 0
     for _, resolved in conditions:  # each condition's agent is built once before anything is written
         preflight(resolved)
     out = args.out or Path("runs") / f"{run.suite}-{run.agent}-sweep-{time.strftime('%Y%m%d-%H%M%S')}"

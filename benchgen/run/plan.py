@@ -26,6 +26,7 @@ from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
 from benchgen.results.transfer import TRANSFER_FINETUNE, TRANSFER_ZEROSHOT
 from benchgen.run.budget import describe_vector_steps, planned_frames
+from benchgen.run.cost import describe_cost
 from benchgen.suite import Split, Suite
 
 #: distributions whose versions every run records
@@ -310,6 +311,7 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
     lines += describe_vector_steps(r, units)
     total = sum(planned_frames(r, u) for u in units)
     lines.append(f"  total at most {total:,} frames")
+    lines += describe_cost(r, units)
     return "\n".join(lines)
 
 

@@ -87,6 +87,47 @@ def test_the_plan_is_printed_before_the_run_starts(tmp_path):
     assert "finetune" in plan and "1,000 frames" in plan
 
 
+def test_plan_flag_prints_the_plan_and_its_cost_and_writes_nothing(tmp_path):
+    """`benchgen run ... --plan`: the plan on stdout, exit 0, no run directory (not even the
+    default one under runs/), nothing written."""
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "4000", "--plan", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "plan: random on toy, 1 unit" in proc.stdout and "total at most 4,000 frames" in proc.stdout
+    assert "wall time: not estimated, no measured speed for random on toy" in proc.stdout
+    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--vary", "seed_offset=0,1", "--plan", "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.count("plan: random on toy") == 2 and "condition seed_offset=1" in proc.stdout
+    assert not out.exists()
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "0", "--plan", "--out", out)
+    assert_usage_error(proc, "budget must be a positive")  # checked like a run
+
+
+def test_the_plan_states_the_wall_time_from_the_measured_speeds(monkeypatch):
+    from benchgen.run import cost
+
+    registry = get_registry()
+    monkeypatch.setattr(
+        cost, "speeds", lambda: (cost.Speed("toy", "random", None, 10.0, 1, "a test's number, 2026-11"),)
+    )
+    run = RunConfig(suite="toy", agent="random", tasks=["count-20", "count-50"], budget=72_000)
+    resolved = resolve(registry, run, {})
+    plan = describe_plan(resolved, plan_units(resolved))
+    assert "wall time (estimated): train 2.0 h per unit; 4.0 h in total, one unit after another" in plan
+    assert "from 10 frames/s, random on toy: a test's number, 2026-11" in plan and "warning" not in plan
+    day = resolve(registry, RunConfig(suite="toy", agent="random", tasks=["count-20"], budget=900_000), {})
+    assert "warning: about 25.0 h of wall time, more than a day" in describe_plan(day, plan_units(day))
+
+
+def test_saber_rainbow_iqn_plans_warn_of_their_cost():
+    """The issue's example: 61 games x 200M frames of Rainbow-IQN is years on this machine."""
+    registry = get_registry()
+    resolved = resolve(registry, RunConfig(suite="atari_saber", agent="rainbow_iqn"), {})
+    plan = describe_plan(resolved, plan_units(resolved))
+    assert "wall time (estimated): train " in plan and "warning: about" in plan, plan
+
+
 @pytest.mark.parametrize(
     "args, fragment",
     [

@@ -1,0 +1,142 @@
+"""What a run will cost in wall time, stated in its plan (issue 29, "the plan states its cost").
+
+The estimate comes from ``speeds.csv`` next to this module (:func:`speeds`), a small table of
+emulator frames per second measured with ``benchgen run`` itself, one unit at a time, on the
+development machine: 2 CPU cores, no GPU, torch on CPU, beside other work (one core busy with
+another training run, at times more). There is no calibration run: a plan is printed in a moment
+and writes nothing. Each row says what was measured and when; a suite and agent the table does
+not hold get no estimate, never a guess. A faster or idler machine (a GPU, more cores) runs
+faster than the plan says.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from benchgen.results.store import Unit
+    from benchgen.run.plan import ResolvedRun
+
+#: a total beyond this gets a warning in the plan
+DAY_SECONDS = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Speed:
+    """One measured speed: ``agent`` (its ``variant`` setting if not None) on ``suite``."""
+
+    suite: str
+    agent: str
+    variant: str | None
+    frames_per_second: float
+    #: sub-environments per unit when measured
+    num_envs: int
+    #: what was measured, when
+    measured: str
+
+
+#: the measured speeds, one row each: suite, agent, variant (empty: any), frames_per_second,
+#: num_envs, measured (what was measured, when); package data, read by :func:`speeds`
+SPEEDS_FILE = Path(__file__).with_name("speeds.csv")
+
+
+@functools.cache
+def speeds() -> tuple[Speed, ...]:
+    """The rows of :data:`SPEEDS_FILE`: emulator frames per second of one unit including its
+    learner updates (a learning agent measured past its replay start, where a real run spends
+    most of its time)."""
+    with SPEEDS_FILE.open(newline="", encoding="utf-8") as f:
+        return tuple(
+            Speed(
+                row["suite"],
+                row["agent"],
+                row["variant"] or None,
+                float(row["frames_per_second"]),
+                int(row["num_envs"]),
+                row["measured"],
+            )
+            for row in csv.DictReader(f)
+        )
+
+
+def find_speed(r: ResolvedRun) -> Speed | None:
+    """The table's entry for the run's suite and agent (its variant's, if the table has one; a
+    joint agent's units run at its single-task agent's speed at best), or None."""
+    variant = getattr(r.agent_config, "variant", None)
+    names = [r.spec.name]
+    if r.spec.joint:
+        names.append(r.spec.name.removesuffix("_joint"))
+    for name in names:
+        entries = [s for s in speeds() if s.suite == r.suite.name and s.agent == name]
+        for s in entries:
+            if s.variant is not None and s.variant == variant:
+                return s
+        for s in entries:
+            if s.variant is None:
+                return s
+    return None
+
+
+def _cores() -> int:
+    """CPU cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a short, rounded duration: 40 s, 12 min, 3.5 h, 12 days."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.0f} days"
+
+
+def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
+    """The plan's lines on wall time: per unit of each phase and in total, the speed they come
+    from and what it was measured on, and a warning when the total exceeds a day."""
+    speed = find_speed(r)
+    if speed is None:
+        return [
+            f"  wall time: not estimated, no measured speed for {r.spec.name} on {r.suite.name} "
+            "(benchgen/run/speeds.csv lists the measured ones)"
+        ]
+    per_phase: dict[str, list[float]] = {}
+    for u in units:
+        per_phase.setdefault(u.phase, []).append(u.budget_frames / speed.frames_per_second)
+    total = sum(sum(times) for times in per_phase.values())
+    parts = []
+    for phase, times in per_phase.items():
+        at_most = "at most " if not all(u.learn for u in units if u.phase == phase) else ""
+        each = " / ".join(duration(t) for t in sorted(set(times)))
+        parts.append(f"{phase} {at_most}{each} per unit")
+    what = f"{speed.agent}{f' variant={speed.variant}' if speed.variant else ''} on {speed.suite}"
+    notes = []
+    if speed.agent != r.spec.name:
+        notes.append(f"{r.spec.name}'s units at {speed.agent}'s single-task speed")
+    num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+    if num_envs != speed.num_envs:
+        notes.append(
+            f"measured with {speed.num_envs} sub-environment{'s' * (speed.num_envs != 1)}, this run has {num_envs}"
+        )
+    at_once = ""
+    if r.run.jobs > 1 and len(units) > 1:
+        at_once = f"; {r.run.jobs} at once (--jobs) take about 1/{min(r.run.jobs, len(units))} of it if the cores allow"
+    lines = [
+        f"  wall time (estimated): {', '.join(parts)}; {duration(total)} in total, one unit after another{at_once}",
+        f"    from {speed.frames_per_second:,.0f} frames/s, {what}: {speed.measured}; shipped table "
+        f"(benchgen/run/speeds.csv, no calibration), measured on 2 CPU cores, no GPU (this machine: "
+        f"{_cores()} cores)" + "".join(f"; {n}" for n in notes),
+    ]
+    if total > DAY_SECONDS:
+        lines.append(
+            f"  warning: about {duration(total)} of wall time, more than a day; --frames/--timesteps scale the "
+            "budget down"
+        )
+    return lines
