@@ -157,10 +157,18 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="re-evaluate a run's trained agents under another protocol")
     p.add_argument("run_dir", type=Path, help="the run whose agents (last checkpoints) are evaluated")
-    p.add_argument("--protocol", required=True, help="a named protocol of the run's suite, or a YAML file")
+    p.add_argument(
+        "--protocol",
+        help="a named protocol of the run's suite, or a YAML file (default: the run's own protocol, or the "
+        "suite's only one)",
+    )
     p.add_argument("--episodes", type=int, help="episodes per task (default: the protocol's evaluation, else 100)")
     p.add_argument("--num-envs", type=int, help="parallel sub-environments per unit")
-    p.add_argument("--out", type=_out_path, help="run directory (default: RUN_DIR-eval-PROTOCOL)")
+    p.add_argument(
+        "--out",
+        type=_out_path,
+        help="run directory (default: RUN_DIR-eval-PROTOCOL, RUN_DIR-eval for a suite's only protocol)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_evaluate)
 
@@ -519,15 +527,16 @@ def cmd_evaluate(args) -> int:
     resolved.run.from_checkpoint = units[0].init_checkpoint  # preflight loads one: a damaged one is refused now
     preflight(resolved)
     resolved.run.from_checkpoint = None
-    name = Path(args.protocol).stem if args.protocol.endswith((".yaml", ".yml")) else args.protocol
+    given = args.protocol or resolved.run.protocol  # None: a suite's only protocol
+    name = (Path(given).stem if given.endswith((".yaml", ".yml")) else given) if given else ""
     source = Path(os.path.abspath(args.run_dir))  # (`.` and `runs/base/..` have a name too)
-    out = args.out or source.with_name(f"{source.name}-eval-{name}")
+    out = args.out or source.with_name(f"{source.name}-eval" + (f"-{name}" if name else ""))
     run_dir = RunDir.create(out, {**run_metadata(reg, resolved), **extra}, units)
     schedule = extra["reevaluation"]["schedule"]
     quota = f"{schedule['episodes']:,} episodes" if schedule["episodes"] else f"{schedule['frames']:,} frames"
     print(
         f"re-evaluating {len(units)} agent{'s' * (len(units) != 1)} trained under "
-        f"{extra['reevaluation']['source_protocol_label']}, under {args.protocol}: {quota} per task, "
+        f"{extra['reevaluation']['source_protocol_label']}, under {given or 'its protocol'}: {quota} per task, "
         f"epsilon {schedule['epsilon']}\nrun directory: {run_dir}",
         file=sys.stderr,
     )

@@ -15,7 +15,18 @@ CASES = {
     # suite: (the training run's arguments, the protocol its re-evaluation must run under)
     "gymnasium": (("gymnasium", "random", "--tasks", "CartPole-v1", "--frames", "200"), None),
     "atari_saber": (
-        ("atari_saber", "random", "--tasks", "breakout", "--frames", "400", "--num-envs", "1", "--protocol", "machado2018"),
+        (
+            "atari_saber",
+            "random",
+            "--tasks",
+            "breakout",
+            "--frames",
+            "400",
+            "--num-envs",
+            "1",
+            "--protocol",
+            "machado2018",
+        ),
         "machado2018",
     ),
 }
