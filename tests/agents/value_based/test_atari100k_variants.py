@@ -49,13 +49,9 @@ def greedy_reward_per_step(agent, env) -> float:
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_the_variant_learns_to_read_the_screen(variant):
     config_class, make_agent, defaults, budget = VARIANTS[variant]
-    config = config_class(
-        **{**defaults, "variant": variant},
-        learning_starts_frames=4 * 300,
-        device="cpu",
-        torch_threads=1,
-        log_every_updates=100_000,
-    )
+    settings = {**defaults, "variant": variant}
+    settings.update(learning_starts_frames=4 * 300, device="cpu", torch_threads=1, log_every_updates=100_000)
+    config = config_class(**settings)
     env = CountingEnv(make_vec())
     agent = make_agent(config, environment_of(env))
     assert config.update_period_steps == 1 and config.learning_rate == 1e-4  # the variant's own settings
