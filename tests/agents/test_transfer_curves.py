@@ -129,7 +129,7 @@ def test_transfer_units_are_planned_per_point_with_the_final_units_budgets(monke
     assert sum(u.phase == "finetune" for u in units) == 2 and sum(u.phase == "zeroshot" for u in units) == 6
     plan = describe_plan(r, units)
     assert "  transfer_zeroshot   12 units x at most 6,000 frames (3 tasks)" in plan
-    assert "  transfer_finetune    2 units x 2,000 frames (1 task)" in plan
+    assert "  transfer_finetune    2 units x 2,000 frames (1 task; run.finetune_budget)" in plan
     assert (
         "  transfer curves: zero-shot from the joint checkpoints at 4,000, 8,000 frames; "
         "fine-tuning from the joint checkpoints at 6,000 frames (each the first written at or past its point)"
