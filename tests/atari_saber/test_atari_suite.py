@@ -83,7 +83,10 @@ SPLITS = {s.name: s for s in SUITE.splits()}
 
 
 def test_splits_are_the_papers_game_sets():
-    assert set(SPLITS) == {"all", "wr58", "ale_train5", "saber_tuning5", "saber_seeds14", "machado_flavors"}
+    assert set(SPLITS) == {
+        *("all", "wr58", "ale_train5", "saber_tuning5", "saber_seeds14", "machado_flavors"),
+        *("atari100k", "atari100k_proof8"),
+    }
     tasks = set(SUITE.tasks())
     for split in SPLITS.values():
         assert split.suite == "atari_saber"
@@ -98,6 +101,10 @@ def test_splits_are_the_papers_game_sets():
     assert set(SPLITS["saber_tuning5"].train) == {"alien", "battle_zone", "chopper_command", "gopher", "space_invaders"}
     assert len(SPLITS["saber_seeds14"].train) == 14
     assert {"up_n_down", "yars_revenge", "jamesbond", "kung_fu_master"} <= set(SPLITS["saber_seeds14"].train)
+    # Atari 100K: Kaiser et al. 2020's 26 games, and the eight of issue 26's proof runs among them
+    assert len(SPLITS["atari100k"].train) == 26 and not SPLITS["atari100k"].test
+    assert {"alien", "ms_pacman", "up_n_down", "private_eye"} <= set(SPLITS["atari100k"].train)
+    assert set(SPLITS["atari100k_proof8"].train) < set(SPLITS["atari100k"].train)
 
 
 def test_the_plugin_gives_data_only_to_its_own_suite():
