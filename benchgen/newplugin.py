@@ -57,8 +57,8 @@ def _files(node, prefix: str = ""):
 
 def refuse_shadowing(name: str, what: str = "suite") -> None:
     """A one-line ``UsageError`` if plugin ``name`` would shadow, or be shadowed by, an installed
-    package: an installed plugin's entry point of that name (``agents``, ``sonic``,
-    ``atari_saber``, ``gymnasium``, ...), or its import name ``benchgen_<name>`` already importable
+    package: an installed plugin's entry point of that name (a first-party plugin's among them),
+    or its import name ``benchgen_<name>`` already importable
     (two plugins of one name would stop benchgen's start-up; two packages of one import name
     hide each other)."""
     from importlib import metadata, util

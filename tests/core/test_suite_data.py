@@ -94,7 +94,16 @@ def test_another_plugin_adds_splits_and_reference_tables_to_a_suite_through_hook
     registry = build_registry([benchgen_atari_saber, addon], include_agents=False)
     suite = registry.suite("atari_saber")
     splits = registry.splits(suite)
-    own = {"all", "wr58", "ale_train5", "saber_tuning5", "saber_seeds14", "machado_flavors"}
+    own = {
+        "all",
+        "wr58",
+        "ale_train5",
+        "saber_tuning5",
+        "saber_seeds14",
+        "machado_flavors",
+        "atari100k",
+        "atari100k_proof8",
+    }
     assert set(splits) == own | {"pong_to_breakout"}
     assert splits["pong_to_breakout"].test == ("breakout",)
     assert registry.split(suite, "pong_to_breakout") == splits["pong_to_breakout"]
