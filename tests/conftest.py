@@ -68,22 +68,24 @@ def start_cli(*args, plugins: str | None = "tests.fixture_plugins.toy_suite", qu
     )
 
 
-#: test modules that start Ray: run in one xdist process, one after the other (``--dist loadgroup``)
+#: test modules that start Ray, and tests of other modules that do: they run in one xdist process,
+#: one after the other (``--dist loadgroup``), so that two Ray instances never share the 2 cores
 RAY_MODULES = {
     "test_apex.py",
     "test_data_parallel_ppo.py",
     "test_data_parallel_rainbow.py",
     "test_data_parallel_runs.py",
     "test_executors.py",
-    "test_joint.py",
-    "test_remote_envs.py",
     "test_ray_loopback.py",
+}
+RAY_TESTS = {
+    "test_ppo_joint_chain_on_sonic_airstriker",  # test_joint.py: 2 data-parallel workers
 }
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in RAY_MODULES:
+        if item.path.name in RAY_MODULES or item.originalname in RAY_TESTS:
             item.add_marker(pytest.mark.xdist_group("ray"))
 
 
