@@ -60,11 +60,14 @@ def make_value_agent(name: str, threads: int, replay_capacity: int, learning_sta
     if variant:
         variant_defaults["variant"] = variant
     config = getattr(module, CONFIG_CLASSES[name])(
-        **{**variant_defaults, "replay_capacity": replay_capacity},
-        learning_starts_frames=4 * learning_starts_steps,
-        device="cpu",
-        torch_threads=threads,
-        precision="float32",
+        **{
+            **variant_defaults,
+            "replay_capacity": replay_capacity,
+            "learning_starts_frames": 4 * learning_starts_steps,
+            "device": "cpu",
+            "torch_threads": threads,
+            "precision": "float32",
+        }
     )
     return module.make_agent(config, environment or AgentEnvironment(ATARI_OBS, ATARI_ACTIONS, 4))
 
