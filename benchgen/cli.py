@@ -669,6 +669,12 @@ def cmd_score(args) -> int:
     suite = reg.suite(args.suite)
     raw = read_score_csv(args.csv)
     reg.check_tasks(suite, raw)
+    infinite = sorted(task for task, value in raw.items() if value == float("inf"))
+    if infinite and not suite.allows_infinite_scores():
+        raise UsageError(
+            f"{args.csv}: 'inf' for {', '.join(infinite[:3])}{' ...' if len(infinite) > 3 else ''}, but "
+            f"{suite.name}'s protocol has no infinite gameplay; give the raw finite score"
+        )
     scorer = reg.scorer(suite)
     result = scorer.score(raw, args.baseline)
     if args.json:

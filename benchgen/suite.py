@@ -295,6 +295,12 @@ class Suite(abc.ABC):
         budget (Bellemare et al. 2013 train for 5,000 episodes); None (the default): frames only."""
         return None
 
+    def allows_infinite_scores(self) -> bool:
+        """Whether a raw score may be ``inf`` under this suite's protocol (SABER's infinite
+        gameplay, an episode cut by the cap while still scoring); False (the default): every
+        score is finite, and ``benchgen score`` refuses an ``inf`` in one line."""
+        return False
+
     def check_task_available(self, task: str) -> None:
         """Raise ``UsageError`` (one line, saying how to fix it) if ``task`` cannot run here.
         Default: every task can."""

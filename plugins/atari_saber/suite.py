@@ -224,6 +224,11 @@ class AtariSaberSuite(Suite):
             epsilon=p.evaluation_epsilon,
         )
 
+    def allows_infinite_scores(self) -> bool:
+        """SABER's infinite-gameplay rule records a still-scoring capped episode as ``inf``; the other
+        presets have no such rule."""
+        return self.atari_protocol.infinite_gameplay
+
     def episode_budget(self) -> int | None:
         """ALE 2013's 5,000 training episodes per game; None for the protocols counted in frames."""
         return self.atari_protocol.training_episodes or None

@@ -13,7 +13,7 @@ import benchgen_sonic
 from benchgen.registry import Registry
 from benchgen_sonic.scoring import AggregateReference, SonicScorer, reference_tables
 from benchgen_sonic.suite import SonicSuite
-from tests.conftest import run_cli
+from tests.conftest import assert_usage_error, run_cli
 from tests.fixture_plugins.toy_suite import ToySuite
 
 PAPER = {
@@ -93,3 +93,15 @@ def test_score_command_prints_json(tmp_path):
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert (out["n_tasks"], out["mean"]) == (2, 2000.0)
+
+
+def test_score_refuses_inf_where_the_protocol_has_no_infinite_gameplay(tmp_path):
+    """Sonic's episodes end at a level's timestep cap: no score is ever infinite (issue 27, item
+    12). SABER's infinite-gameplay rule keeps ``inf`` valid for the Atari suite."""
+    csv = tmp_path / "scores.csv"
+    csv.write_text("task,score\nsonic1-GreenHillZone.Act2,inf\n")
+    assert_usage_error(run_cli("score", "sonic", csv, plugins=None), "has no infinite gameplay")
+    atari = tmp_path / "atari.csv"
+    atari.write_text("task,score\npong,inf\nbreakout,30\n")
+    result = run_cli("score", "atari_saber", atari, "--json", plugins=None)
+    assert result.returncode == 0, result.stderr
