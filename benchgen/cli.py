@@ -145,7 +145,9 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p.add_argument(
         "--vary",
         metavar="PARAM=V1,V2",
-        help="a sweep: one run per value of a protocol parameter or agent setting, in one folder, side by side",
+        action="append",
+        help="a sweep: one run per value of a protocol parameter or agent setting, in one folder, side by side "
+        "(one --vary per run)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
@@ -477,7 +479,11 @@ def _run_sweep(args, reg, run, agent_over) -> int:
     from benchgen.run.execute import preflight
     from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
 
-    param, values = studies.parse_vary(args.vary)
+    if len(args.vary) > 1:  # argparse would keep the last one silently
+        raise UsageError(
+            f"--vary given {len(args.vary)} times; a sweep varies one parameter: give one --vary PARAM=V1,V2"
+        )
+    param, values = studies.parse_vary(args.vary[0])
     # an agent setting (e.g. Const's action) or else a protocol parameter
     if studies.is_agent_setting(reg.agent(run.agent), param):
         conditions = [(studies.condition_label(param, v), resolve(reg, run, {**agent_over, param: v})) for v in values]

@@ -50,9 +50,17 @@ def parse_vary(text: str) -> tuple[str, list[Any]]:
     if not sep or not param.strip() or len(items) < 2:
         raise UsageError(f"--vary {text!r}: give PARAMETER=VALUE1,VALUE2[,...] (two values at least)")
     parsed = [parse_yaml(v, f"--vary {text!r}: the value {v!r}", "give plain values") for v in items]
-    if len({json.dumps(v) for v in parsed}) != len(parsed):
+    if len({_same_value_key(v) for v in parsed}) != len(parsed):
         raise UsageError(f"--vary {text!r} lists a value twice; give each value once")
     return param.strip(), parsed
+
+
+def _same_value_key(value: Any) -> str:
+    """A key equal for values a setting cannot tell apart: 1 and 1.0 (numbers by value), but not
+    true and 1 (YAML's booleans are not numbers here)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"number:{float(value)!r}"
+    return json.dumps(value, sort_keys=True)
 
 
 def is_agent_setting(spec, param: str) -> bool:

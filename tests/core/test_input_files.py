@@ -128,3 +128,16 @@ def test_ordinary_yaml_still_reads(tmp_path):
         "agent": {"lr": 0.001, "sizes": [1, 2]},
         "empty": None,
     }
+
+
+@pytest.mark.parametrize(
+    ("vary", "fragment"),
+    [
+        (["--vary", "seed_offset=1,1.0"], "lists a value twice"),  # the same number, twice
+        (["--vary", "seed_offset=1,2", "--vary", "seed_offset=3,4"], "--vary given 2 times"),
+    ],
+)
+def test_a_sweep_that_would_run_a_condition_twice_or_drop_one_is_refused(tmp_path, capsys, vary, fragment):
+    """Issue 27 item 12: 1 and 1.0 are one condition; a second --vary was silently dropped."""
+    refused_in_process(capsys, fragment, "run", "toy", "random", *vary, "--out", tmp_path / "sweep")
+    assert not (tmp_path / "sweep").exists()
