@@ -226,22 +226,23 @@ class PrintedAggregate:
     task: str = ""
 
 
-def _printed(path: Path) -> tuple[PrintedAggregate, ...]:
-    with path.open(newline="") as handle:
-        return tuple(
-            PrintedAggregate(
-                source=row["source"],
-                subject=row["subject"],
-                quantity=row["quantity"],
-                value=float(row["value"]),
-                precision=float(row["precision"]),
-                view=row.get("view") or "",
-                frames=row.get("frames") or "",
-                baseline=row.get("baseline") or "",
-                task=row.get("task") or "",
-            )
-            for row in csv.DictReader(handle)
+def _printed(path: Path, baseline: str = "") -> tuple[PrintedAggregate, ...]:
+    """The printed aggregates of a CSV (its leading ``#`` lines a source note); ``baseline``: the
+    one every row is normalized with, where the file has no such column."""
+    return tuple(
+        PrintedAggregate(
+            source=row["source"],
+            subject=row["subject"],
+            quantity=row["quantity"],
+            value=float(row["value"]),
+            precision=float(row["precision"]),
+            view=row.get("view") or "",
+            frames=row.get("frames") or "",
+            baseline=row.get("baseline") or baseline,
+            task=row.get("task") or "",
         )
+        for row in _commented_rows(path)
+    )
 
 
 @cache
@@ -331,14 +332,4 @@ def atari100k_table(name: str) -> dict[str, dict[str, float]]:
 @cache
 def atari100k_printed_aggregates() -> tuple[PrintedAggregate, ...]:
     """The aggregates the Atari 100K papers print (SPR Table 1, BBF)."""
-    return tuple(
-        PrintedAggregate(
-            source=row["source"],
-            subject=row["subject"],
-            quantity=row["quantity"],
-            value=float(row["value"]),
-            precision=float(row["precision"]),
-            baseline="human_atari100k",
-        )
-        for row in _commented_rows(ATARI100K_AGGREGATES_CSV)
-    )
+    return _printed(ATARI100K_AGGREGATES_CSV, baseline="human_atari100k")

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import refused_in_process
+from tests.core.conftest import unfinished_copy
 
 UNIT = "train-count-20-s0"
 
@@ -35,20 +34,6 @@ def test_a_run_json_without_what_readers_need_is_one_line(finished_run, tmp_path
     refused_in_process(capsys, fragment, command, run, *(["--no-progress"] if command == "resume" else []))
 
 
-def _unfinished_copy(finished_run: Path, where: Path) -> tuple[Path, Path]:
-    """A copy of the run with its unit back at its first checkpoint, and that checkpoint."""
-    run = where / "run"
-    shutil.copytree(finished_run, run)
-    first = min(int(p.name) for p in (run / "units" / UNIT / "checkpoints").iterdir())
-    with sqlite3.connect(run / "results.sqlite") as conn:
-        conn.execute(
-            "UPDATE units SET status = 'pending', frames_done = ?, last_checkpoint = ?, last_checkpoint_frames = ?",
-            (first, f"units/{UNIT}/checkpoints/{first:012d}", first),
-        )
-    conn.close()
-    return run, run / "units" / UNIT / "checkpoints" / f"{first:012d}"
-
-
 @pytest.mark.parametrize(
     "damage",
     [
@@ -59,6 +44,6 @@ def _unfinished_copy(finished_run: Path, where: Path) -> tuple[Path, Path]:
     ids=["truncated", "binary", "foreign"],
 )
 def test_a_checkpoint_the_agent_cannot_load_is_one_line(finished_run, tmp_path, capsys, damage):
-    run, checkpoint = _unfinished_copy(finished_run, tmp_path)
+    run, checkpoint = unfinished_copy(finished_run, tmp_path)
     damage(checkpoint / "random_agent.json")
     refused_in_process(capsys, "its last checkpoint", "resume", run, "--no-progress")

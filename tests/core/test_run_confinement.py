@@ -12,22 +12,9 @@ import pytest
 
 from benchgen.results.rundir import RunDir
 from tests.conftest import cli_in_process, refused_in_process
+from tests.core.conftest import unfinished_copy
 
 UNIT = "train-count-20-s0"
-
-
-def _unfinished_copy(finished_run: Path, where: Path) -> Path:
-    """A copy of the run with work left (its unit back at its first checkpoint), so resume writes."""
-    run = where / "run"
-    shutil.copytree(finished_run, run)
-    first = min(int(p.name) for p in (run / "units" / UNIT / "checkpoints").iterdir())
-    with sqlite3.connect(run / "results.sqlite") as conn:
-        conn.execute(
-            "UPDATE units SET status = 'pending', frames_done = ?, last_checkpoint = ?, last_checkpoint_frames = ?",
-            (first, f"units/{UNIT}/checkpoints/{first:012d}", first),
-        )
-    conn.close()
-    return run
 
 
 def _snapshot(folder: Path) -> dict[str, bytes | None]:
@@ -39,7 +26,7 @@ def _snapshot(folder: Path) -> dict[str, bytes | None]:
 )
 def test_resume_never_writes_or_deletes_through_a_linked_folder(finished_run, tmp_path, capsys, linked):
     """Refused before the resume writes anything, in the run or through the link."""
-    run = _unfinished_copy(finished_run, tmp_path)
+    run, _ = unfinished_copy(finished_run, tmp_path)
     elsewhere = tmp_path / "elsewhere"
     shutil.move(run / linked, elsewhere)
     (run / linked).symlink_to(elsewhere, target_is_directory=True)
@@ -56,7 +43,7 @@ def _episodes(run: Path) -> int:
 
 
 def test_a_unit_id_leading_out_of_the_run_isrefused_in_process(finished_run, tmp_path, capsys):
-    run = _unfinished_copy(finished_run, tmp_path)
+    run, _ = unfinished_copy(finished_run, tmp_path)
     crafted = "../../../escape"
     with sqlite3.connect(run / "results.sqlite") as conn:
         for table in ("units", "episodes", "checkpoints"):
@@ -95,7 +82,7 @@ def test_a_linked_checkpoint_is_unlinked_not_followed(finished_run, tmp_path):
 @pytest.mark.parametrize("linked", ["run.lock", f"units/{UNIT}/worker.pid"])
 @pytest.mark.parametrize("victim_in_run", [False, True])
 def test_lock_and_pid_files_are_never_written_through_a_link(finished_run, tmp_path, capsys, linked, victim_in_run):
-    run = _unfinished_copy(finished_run, tmp_path)
+    run, _ = unfinished_copy(finished_run, tmp_path)
     victim = (run if victim_in_run else tmp_path) / "victim.txt"
     victim.write_text("precious")
     (run / linked).unlink(missing_ok=True)
@@ -108,7 +95,7 @@ def test_lock_and_pid_files_are_never_written_through_a_link(finished_run, tmp_p
 def test_a_linked_worker_pid_of_a_ray_unit_isrefused_in_process(finished_run, tmp_path):
     from benchgen.errors import UsageError
 
-    run = _unfinished_copy(finished_run, tmp_path)
+    run, _ = unfinished_copy(finished_run, tmp_path)
     victim = run / "run.json"
     before = victim.read_bytes()
     (run / "units" / UNIT / "worker.pid").symlink_to(victim)
