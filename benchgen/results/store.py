@@ -171,6 +171,7 @@ class ResultsStore:
                 self.conn.execute("SELECT COUNT(*) FROM units").fetchone()
             else:
                 self.conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_SECONDS)
+                self._refuse_a_foreign_database()  # before anything below changes the file
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 # NORMAL in WAL mode: a committed episode survives a killed process (kill -9); only an
                 # OS crash or power loss can drop the last commits. FULL would fsync every episode.
@@ -183,6 +184,18 @@ class ResultsStore:
         except sqlite3.Error as exc:
             raise UsageError(f"{self.path} is not a readable results store ({exc}); restore it from a copy of the run")
         self.conn.row_factory = sqlite3.Row
+
+    def _refuse_a_foreign_database(self) -> None:
+        """A database that has tables but not benchgen's is another program's: never add benchgen's
+        tables to it, nor switch its journal (issue 27: resume wrote into an unrelated file)."""
+        tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and not {"units", "episodes"} <= tables:
+            self.conn.close()
+            shown = ", ".join(sorted(tables)[:4]) + (", ..." if len(tables) > 4 else "")
+            raise UsageError(
+                f"{self.path} is another program's SQLite database (tables {shown}), not a benchgen results "
+                "store; give the run directory a benchgen run wrote"
+            )
 
     def close(self) -> None:
         self.conn.close()

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 
 import pytest
 
-from tests.conftest import refused_in_process
+from tests.conftest import cli_in_process, refused_in_process
 from tests.core.conftest import unfinished_copy
 
 UNIT = "train-count-20-s0"
@@ -47,3 +48,19 @@ def test_a_checkpoint_the_agent_cannot_load_is_one_line(finished_run, tmp_path, 
     run, checkpoint = unfinished_copy(finished_run, tmp_path)
     damage(checkpoint / "random_agent.json")
     refused_in_process(capsys, "its last checkpoint", "resume", run, "--no-progress")
+
+
+def test_resume_never_writes_into_another_programs_sqlite_file(finished_run, tmp_path, capsys):
+    """Issue 27 item 12: resume added benchgen's tables (and a WAL journal) to an unrelated database."""
+    run, _ = unfinished_copy(finished_run, tmp_path)
+    foreign = run / "results.sqlite"
+    foreign.unlink()
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        conn.execute("INSERT INTO invoices (total) VALUES (12.5)")
+    conn.close()
+    before = foreign.read_bytes()
+    code, err = cli_in_process(capsys, "resume", run, "--no-progress")
+    assert code == 2 and len(err) == 1 and "results store" in err[0], err
+    assert foreign.read_bytes() == before
+    assert not (run / "results.sqlite-wal").exists()
