@@ -158,7 +158,14 @@ def _checked(name: str, value: Any) -> Any:
         raise UsageError(f"protocol parameter {name} must be a whole number >= {lowest}, not {value!r}")
     if name == "frameskip" and value > 30:
         raise UsageError(f"protocol parameter frameskip must be at most 30, not {value}")
+    if value > MAX_COUNT:  # ale-py counts frames in a C int; a larger cap would wrap, not hold
+        raise UsageError(f"protocol parameter {name} must be at most {MAX_COUNT:,}, not {value:,}")
     return value
+
+
+#: the largest frame or episode count a protocol may give (ale-py's frame counters are C ints:
+#: 2^31 - 1 frames is over 9,900 hours of play, 460 times SABER's 100-hour cap)
+MAX_COUNT = 2**31 - 1
 
 
 _SABER_SECTION_2 = "SABER (Toromanoff et al. 2019), section 2"

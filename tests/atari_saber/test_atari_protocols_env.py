@@ -181,3 +181,11 @@ def test_named_actions_exist_only_with_the_full_action_set():
     assert AtariSaberSuite(MACHADO2018).action_semantics()["right_jump"] == 11
     assert AtariSaberSuite(DQN2015).action_semantics() is None
     assert AtariSaberSuite().with_protocol("saber", {"full_action_space": False}).action_semantics() is None
+
+
+@pytest.mark.parametrize("name", ["max_episode_frames", "max_stuck_frames", "evaluation_episodes"])
+def test_a_count_beyond_what_the_emulator_can_hold_is_refused(name):
+    """Issue 27 item 12: an episode cap of 10^18 was accepted (ale-py's counters are C ints)."""
+    with pytest.raises(UsageError, match="must be at most 2,147,483,647"):
+        SABER.changed({name: 10**18})
+    assert SABER.changed({"max_episode_frames": 2**31 - 1}).max_episode_frames == 2**31 - 1
