@@ -149,6 +149,11 @@ class Recording:
                     f"{out} holds another run ({meta.get('agent')} on {meta.get('suite')} {meta.get('tasks')}); "
                     "pick another directory"
                 )
+            if budget is not None and budget != meta.get("budget"):  # a continued run keeps its budget
+                raise UsageError(
+                    f"{out} is a run with a budget of {meta.get('budget'):,} {meta.get('budget_unit', '')}, not "
+                    f"{budget:,}; continue it with budget={meta.get('budget')} (or None), or record into another directory"
+                )
         else:
             budget = self.suite.default_budget if budget is None else budget
             run = RunConfig(

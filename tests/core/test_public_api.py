@@ -89,6 +89,9 @@ def test_the_loop_sees_what_the_protocol_lets_agents_see_and_another_run_is_refu
         api.Recording(tmp_path / "r", "atari_saber", "breakout", budget=400)
     with pytest.raises(UsageError, match="did you mean 'pong'"):
         api.Recording(tmp_path / "x", "atari_saber", "pongg")
+    # issue 27 item 12: a continued run keeps the budget it was started with
+    with pytest.raises(UsageError, match="a budget of 400 frames, not 800"):
+        api.Recording(tmp_path / "r", "atari_saber", "pong", budget=800, num_envs=2)
 
 
 def test_the_example_training_script_records_a_run_that_report_reads(tmp_path):
