@@ -50,7 +50,7 @@ def cpu_threads(requested: int = 0) -> int:
     was otherwise idle, but 306 ms with 2 threads beside one other busy process (a test run),
     where 1 thread stays at 25 ms; ``OMP_WAIT_POLICY=PASSIVE`` must be set before torch starts and
     cost 1.5x on the idle machine (28.6 ms). Leaving a core to the emulator keeps the spinning
-    threads off it (``benchmarks/bench_atari100k.py`` measures the loop against its parts)."""
+    threads off it (``benchmarks/bench_value_e2e.py`` measures the loop against its parts)."""
     if requested:
         return requested
     share = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)

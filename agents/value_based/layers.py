@@ -192,7 +192,7 @@ class ValueNetwork(nn.Module):
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config, outputs: int = 1):
         super().__init__()
         self.num_actions = num_actions
-        self.torso = Torso(obs_shape, config.mlp_hidden_size, getattr(config, "torso", "nature"))
+        self.torso = Torso(obs_shape, config.mlp_hidden_size, config.torso)
         self.streams = ActionValueStreams(
             self.torso.features,
             config.hidden_size,

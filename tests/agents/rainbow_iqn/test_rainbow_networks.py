@@ -11,7 +11,9 @@ import torch
 from benchgen_agents.value_based.implicit_quantiles import IQNNetwork
 from benchgen_agents.value_based.layers import NoisyLinear
 
-CFG = SimpleNamespace(mlp_hidden_size=16, cosine_embedding_dim=8, noisy_sigma0=0.5, hidden_size=12, dueling=True)
+CFG = SimpleNamespace(
+    torso="nature", mlp_hidden_size=16, cosine_embedding_dim=8, noisy_sigma0=0.5, hidden_size=12, dueling=True
+)
 
 
 @pytest.mark.parametrize("rows", [1, 3, 200])  # the few-rows (factorised) and the materialised paths
