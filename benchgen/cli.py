@@ -533,7 +533,7 @@ def cmd_evaluate(args) -> int:
     resolved.run.from_checkpoint = units[0].init_checkpoint  # preflight loads one: a damaged one is refused now
     preflight(resolved)
     resolved.run.from_checkpoint = None
-    given = args.protocol or resolved.run.protocol  # None: a suite's only protocol
+    given = resolved.run.protocol  # --protocol, else the run's own (None: a suite's only protocol)
     name = (Path(given).stem if given.endswith((".yaml", ".yml")) else given) if given else ""
     source = Path(os.path.abspath(args.run_dir))  # (`.` and `runs/base/..` have a name too)
     out = args.out or source.with_name(f"{source.name}-eval" + (f"-{name}" if name else ""))
