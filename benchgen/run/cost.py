@@ -120,7 +120,7 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     notes = []
     if speed.agent != r.spec.name:
         notes.append(f"{r.spec.name}'s units at {speed.agent}'s single-task speed")
-    num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+    num_envs = r.num_envs
     if num_envs != speed.num_envs:
         notes.append(
             f"measured with {speed.num_envs} sub-environment{'s' * (speed.num_envs != 1)}, this run has {num_envs}"

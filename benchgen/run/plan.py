@@ -56,6 +56,11 @@ class ResolvedRun:
     #: a re-evaluation run's one round (``EvaluationSchedule`` fields; ``benchgen.run.studies``)
     reevaluation: dict[str, Any] | None = None
 
+    @property
+    def num_envs(self) -> int:
+        """Sub-environments per unit: ``--num-envs``, else the agent's default, else the suite's."""
+        return int(self.run.num_envs or self.spec.default_num_envs or self.suite.default_num_envs)
+
 
 def validate_run_config(run: RunConfig, suite: Suite) -> None:
     """Every check of a run config's numbers and choices, in one place (one-line errors)."""

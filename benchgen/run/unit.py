@@ -221,7 +221,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
             return unit
         run_dir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
         store.update_unit(unit.unit_id, status="running", started_at=time.time())
-        num_envs = r.run.num_envs or r.spec.default_num_envs or r.suite.default_num_envs
+        num_envs = r.num_envs
         # A different seed per resume keeps fresh environments from replaying the same episodes.
         env_seed = unit.seed * 1_000_003 + unit.frames_done
         tasks_of_envs = env_tasks(unit.tasks, num_envs)  # evaluation rounds keep fixed tasks
