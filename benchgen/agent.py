@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from benchgen.capabilities import check_capabilities, check_names
 from benchgen.errors import UsageError, did_you_mean
+from benchgen.phases import FINE_TUNING, TRAIN
 
 if TYPE_CHECKING:  # pragma: no cover
     import gymnasium as gym
 
+    from benchgen.capabilities import Emulators
     from benchgen.remote import RemoteEnvFactory, RemoteEpisodes
     from benchgen.suite import EpisodeEnd
 
@@ -42,10 +45,10 @@ class TrainingContext(abc.ABC):
     seed: int
     #: the run unit's directory (agents may keep scratch files there)
     unit_dir: Path
-    #: the unit's phase: "train" (one task, from scratch), "joint" (one policy on several train
-    #: tasks), "finetune" (a test task, from a joint checkpoint), ...: an agent whose settings
+    #: the unit's phase (:mod:`benchgen.phases`): "train" (one task, from scratch), "joint" (one
+    #: policy on several train tasks), "finetune" (a test task, from a joint checkpoint), ...: an agent whose settings
     #: differ by phase (data-parallel joint training, single-process fine-tuning) reads it
-    phase: str = "train"
+    phase: str = TRAIN
     #: the tasks the unit plays (a joint unit's train tasks; one task otherwise)
     tasks: tuple[str, ...] = ()
 
@@ -58,7 +61,7 @@ class TrainingContext(abc.ABC):
     def fine_tuning(self) -> bool:
         """Whether the unit fine-tunes a test task from a joint checkpoint (phase "finetune", or
         "transfer_finetune" from an intermediate one)."""
-        return self.phase.endswith("finetune")
+        return self.phase in FINE_TUNING
 
     @property
     def reset_seed(self) -> int:
@@ -136,8 +139,15 @@ class AgentNeeds:
     left, right_jump, left_jump and noop: the suite gives such an agent an action set that holds
     them (Sonic: JERK's 10 button combinations instead of the paper's 7) and a suite that cannot
     name them is refused before a run writes anything."""
+    capabilities: tuple[str, ...] = ()
+    """What the agent needs from the emulator beyond observations (:mod:`benchgen.capabilities`):
+    ``"ram"``, ``"palette_screen"``, ``"clone_state"``, ``"frame_actions"``. A suite that does not
+    offer them all (``Suite.capabilities``) is refused in one line when the run is planned; one
+    that does builds its envs to offer them (``Suite.with_capabilities``) and the agent reads
+    them through ``Agent.emulators``."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "capabilities", check_names(self.capabilities, "AgentNeeds"))
         if self.observations not in OBSERVATION_NEEDS:
             raise ValueError(f"AgentNeeds.observations must be one of {OBSERVATION_NEEDS}, not {self.observations!r}")
         if self.reward not in REWARD_NEEDS:
@@ -195,6 +205,18 @@ class Agent(abc.ABC):
         self.environment = environment
         self.observation_space = environment.observation_space
         self.action_space = environment.action_space
+
+    #: the emulators of the env the agent acts in now, for an agent that declared
+    #: ``AgentNeeds.capabilities`` (None otherwise); see :meth:`use_emulators`
+    emulators: Emulators | None = None
+
+    def use_emulators(self, emulators: Emulators | None) -> None:
+        """Called by the runner with the :class:`benchgen.capabilities.Emulators` of every env it
+        is about to hand this agent (the training env before ``learn``, each evaluation round's
+        env before its first ``act``), when the agent declared capabilities. Row ``i`` of the
+        observations is ``emulators``' sub-environment ``i``. Default: keep it in
+        :attr:`emulators`."""
+        self.emulators = emulators
 
     @abc.abstractmethod
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
@@ -276,12 +298,20 @@ class AgentSpec:
                     raise TypeError(f"variant '{name}' of agent '{self.name}' sets unknown config fields {unknown}")
 
     def check(self, suite: Any) -> None:
-        """``UsageError`` (one line) if the agent cannot run on ``suite``: actions it needs that the
-        suite does not name, then its own ``check_suite``."""
+        """``UsageError`` (one line) if the agent cannot run on ``suite``: emulator capabilities it
+        needs that the suite does not offer, actions it needs that the suite does not name, then
+        its own ``check_suite``."""
+        check_capabilities(self.name, self.needs.capabilities, suite)
         if self.needs.actions:
             named_actions(self.name, suite.name, suite.action_semantics(), self.needs.actions)
         if self.check_suite is not None:
             self.check_suite(suite)
+
+    def suite_for(self, suite: Any) -> Any:
+        """``suite`` as this agent runs on it: checked (:meth:`check`), and, for an agent that needs
+        emulator capabilities, the suite whose envs offer them (``Suite.with_capabilities``)."""
+        self.check(suite)
+        return suite.with_capabilities(self.needs.capabilities) if self.needs.capabilities else suite
 
     def environment(self, suite: Any, env: gym.vector.VectorEnv) -> AgentEnvironment:
         """The :class:`AgentEnvironment` of ``env``, a vector env of ``suite`` under the suite's

@@ -46,6 +46,7 @@ from benchgen import protocols
 from benchgen.agent import AgentNeeds, AgentSpec
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
+from benchgen.phases import TRAIN
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
 from benchgen.run.plan import MAX_SEED, ResolvedRun, run_metadata
@@ -172,7 +173,7 @@ class Recording:
             )
             resolved = ResolvedRun(run, _OwnLoopConfig(), self.suite, spec, None, [task], budget, checkpoints, choice)
             meta = {**run_metadata(registry, resolved), EXTERNAL_LOOP: True, "agent_config": dict(config or {})}
-            unit = Unit(f"train-{task}-s{seed}", 0, "train", [task], seed, self.suite.to_frames(budget))
+            unit = Unit(f"{TRAIN}-{task}-s{seed}", 0, TRAIN, [task], seed, self.suite.to_frames(budget))
             RunDir.create(out, meta, [unit])
         self._lock = self.run_dir.lock()
         self._lock.__enter__()

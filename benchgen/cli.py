@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from benchgen import __version__
+from benchgen import __version__, phases
 from benchgen.errors import UsageError
 
 
@@ -28,6 +28,26 @@ class _Parser(argparse.ArgumentParser):
 
 def _csv_list(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more), got '{text}'")
+    return value
+
+
+def _progress_flags(p) -> None:
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    p.add_argument(
+        "--progress-every",
+        type=_seconds,
+        metavar="SECONDS",
+        help="without a terminal: seconds between plain progress lines (default 30)",
+    )
 
 
 def _int_list(text: str) -> list[int]:
@@ -149,7 +169,7 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
         help="a sweep: one run per value of a protocol parameter or agent setting, in one folder, side by side "
         "(one --vary per run)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress_flags(p)
     p.add_argument(
         "--plan",
         action="store_true",
@@ -171,12 +191,12 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
         type=_out_path,
         help="run directory (default: RUN_DIR-eval-PROTOCOL, RUN_DIR-eval for a suite's only protocol)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress_flags(p)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("resume", help="continue a killed run from its last checkpoint")
     p.add_argument("run_dir", type=Path)
-    p.add_argument("--no-progress", action="store_true")
+    _progress_flags(p)
     p.add_argument(
         "--force",
         action="store_true",
@@ -257,19 +277,7 @@ COMPARE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "show_references": ("--no-references", {"action": "store_false"}),
     "phase": (
         "--phase",
-        {
-            "choices": [
-                "auto",
-                "train",
-                "finetune",
-                "zeroshot",
-                "joint",
-                "train_eval",
-                "finetune_eval",
-                "joint_eval",
-                "reeval",
-            ]
-        },
+        {"choices": ["auto", *phases.SCORED]},
     ),
     "at": ("--at", {"type": _count}),
     "view": ("--view", {}),
@@ -442,6 +450,8 @@ def _run_config(args, registry):
         run_over["finetune"] = True
     if args.no_progress:
         run_over["progress"] = False
+    if args.progress_every is not None:
+        run_over["progress_every"] = args.progress_every
     run = build_dataclass(RunConfig, run_over, "run config")
     return run, agent_over
 
@@ -530,6 +540,8 @@ def cmd_evaluate(args) -> int:
             raise UsageError("--num-envs must be positive")
         resolved.run.num_envs = args.num_envs
     resolved.run.progress = not args.no_progress
+    if args.progress_every is not None:
+        resolved.run.progress_every = args.progress_every
     resolved.run.from_checkpoint = units[0].init_checkpoint  # preflight loads one: a damaged one is refused now
     preflight(resolved)
     resolved.run.from_checkpoint = None
@@ -606,6 +618,8 @@ def _resume_run(args, run_dir) -> int:
     resolved = resolve_from_meta(args.registry, meta)
     if args.no_progress:
         resolved.run.progress = False
+    if getattr(args, "progress_every", None) is not None:
+        resolved.run.progress_every = args.progress_every
     validate_run_config(resolved.run, resolved.suite)
     changed = drift(meta, resolved)
     if changed and not args.force:
@@ -631,7 +645,7 @@ def _execute(run_dir, resolved) -> int:
     install_stop_handler()
     with run_dir.lock():
         try:
-            with RunProgress(enabled=resolved.run.progress) as progress:
+            with RunProgress(enabled=resolved.run.progress, every=resolved.run.progress_every) as progress:
                 run_units(run_dir, resolved, progress)
         except StopRequested:
             print(

@@ -95,20 +95,6 @@ class EvaluationSchedule:
         return [*inside, budget_frames]
 
 
-#: how the phase of a unit's evaluation episodes is named: ``train`` -> ``train_eval``
-EVALUATION_SUFFIX = "_eval"
-
-
-def evaluation_phase(unit_phase: str) -> str:
-    """The phase a unit's evaluation episodes are recorded under (:class:`EvaluationSchedule`)."""
-    return unit_phase + EVALUATION_SUFFIX
-
-
-def evaluated_phase(phase: str) -> str | None:
-    """The unit phase whose evaluation episodes ``phase`` holds; None if it holds a unit's own."""
-    return phase[: -len(EVALUATION_SUFFIX)] if phase.endswith(EVALUATION_SUFFIX) else None
-
-
 class SuiteVectorEnv(gym.vector.VectorEnv):
     """Base for suite environments; see the module docstring for the contract."""
 

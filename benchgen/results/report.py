@@ -17,17 +17,17 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError
+from benchgen.phases import JOINT, REEVAL, REPORT_ORDER, TRAIN, TRANSFER, VIDEO, ZEROSHOT, evaluated_phase
 from benchgen.protocols import protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures
 from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
-from benchgen.results.rundir import VIDEO_PHASE, RunDir, write_atomically
-from benchgen.results.transfer import CURVES, TRANSFER_FINETUNE, TRANSFER_ZEROSHOT, has_transfer_units, transfer_rows
+from benchgen.results.rundir import RunDir, write_atomically
+from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES
-from benchgen.suite import evaluated_phase
 
 #: the order phases are reported in
-PHASE_ORDER = ["train_eval", "train", "reeval", "joint_eval", "joint", "zeroshot", "finetune_eval", "finetune"]
+PHASE_ORDER = list(REPORT_ORDER)
 
 
 def _phase_rank(phase: str) -> tuple[int, str]:
@@ -45,11 +45,11 @@ def to_budget_unit(meta: dict, frames: int) -> int:
 def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
     """Finished zero-shot units whose task got fewer than ``wanted`` episodes (none at all
     included): "task sSEED" -> episodes."""
-    series = runs["zeroshot"].series if "zeroshot" in runs else {}
+    series = runs[ZEROSHOT].series if ZEROSHOT in runs else {}
     counts = {
         f"{u.tasks[0]} s{u.seed}": len(series[(u.tasks[0], u.seed)][0]) if (u.tasks[0], u.seed) in series else 0
         for u in units
-        if u.phase == "zeroshot" and u.status == "done"
+        if u.phase == ZEROSHOT and u.status == "done"
     }
     return {name: n for name, n in sorted(counts.items()) if n < wanted}
 
@@ -86,12 +86,8 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     # the transfer phases (and their evaluation rounds) mix several joint checkpoints: reported
     # as curves, not as a phase
     phases = sorted(
-        {
-            p
-            for p in runs
-            if (evaluated_phase(p) or p) not in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE) and p != VIDEO_PHASE
-        }
-        | ({"zeroshot"} if short else set()),
+        {p for p in runs if (evaluated_phase(p) or p) not in TRANSFER and p != VIDEO}
+        | ({ZEROSHOT} if short else set()),
         key=_phase_rank,
     )
     default_budget = suite.default_budget
@@ -126,7 +122,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         unit_phase = evaluated_phase(phase) or phase  # evaluation episodes belong to their units' phase
         members = [u for u in units if u.phase == unit_phase]
         section["complete"] = all(u.status == "done" for u in members)
-        if unit_phase in ("train", "joint"):
+        if unit_phase in (TRAIN, JOINT):
             # a reporting point counts once every unit of the phase played past it; the others
             # are named as not reached, never filled with an earlier score
             played = min((u.frames_done for u in members), default=0)
@@ -150,7 +146,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         finals = _final_scores(run, scorer) if run else {}
         if finals:
             section["final_score"] = finals
-        if phase == "zeroshot":
+        if phase == ZEROSHOT:
             section["short"], section["episodes_wanted"] = short, wanted
         report["phases"][phase] = section
     report["references"] = {
@@ -303,7 +299,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     curves = sorted(
         (phase, task, seed, frames, values["score"])
         for phase, run in runs.items()
-        if phase in PHASE_ORDER and phase != "zeroshot"
+        if phase in PHASE_ORDER and phase != ZEROSHOT
         for (task, seed), (frames, values) in run.series.items()
     )
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -352,7 +348,7 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Pa
     paths = []
     for phase, sec in report["phases"].items():
         run = runs.get(phase)
-        if run is None or phase in ("zeroshot", "reeval") or not run.series:
+        if run is None or phase in (ZEROSHOT, REEVAL) or not run.series:
             continue
         grid = figures.frame_grid(run)
         x = grid if unit == "frames" else grid // run.meta.get("frames_per_step", 1)

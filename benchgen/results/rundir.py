@@ -53,8 +53,6 @@ META_KEYS: dict[str, tuple[type, ...]] = {
 CHECKPOINT_FILE = "checkpoint.json"
 PID_FILE = "worker.pid"
 LOCK_FILE = "run.lock"
-#: the phase ``benchgen video``'s filmed episodes are recorded under (kept out of the results)
-VIDEO_PHASE = "video"
 
 
 def open_no_follow(path: Path, mode: str = "r+"):

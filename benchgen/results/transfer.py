@@ -28,11 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from benchgen.phases import FINE_TUNING, NOT_LEARNING, TRANSFER
 from benchgen.results.store import ResultsStore
 from benchgen.scoring import Scorer
-
-#: phases of the units that evaluate (and fine-tune from) intermediate joint checkpoints
-TRANSFER_ZEROSHOT, TRANSFER_FINETUNE = "transfer_zeroshot", "transfer_finetune"
 
 #: the four curves, in the figure's order: key -> label
 CURVES = {
@@ -79,8 +77,8 @@ def transfer_rows(
             scores.setdefault(unit.unit_id, []).append(float(episode["score"]))
     groups: dict[tuple[int, int], dict[str, list[float]]] = {}
     for unit in units.values():
-        zeroshot = unit.phase in ("zeroshot", TRANSFER_ZEROSHOT)
-        finetune = unit.phase in ("finetune", TRANSFER_FINETUNE)
+        zeroshot = unit.phase in NOT_LEARNING
+        finetune = unit.phase in FINE_TUNING
         frames = _checkpoint_frames(unit.init_checkpoint)
         if not (zeroshot or finetune) or frames is None or unit.status != "done" or not scores.get(unit.unit_id):
             continue
@@ -102,4 +100,4 @@ def transfer_rows(
 
 def has_transfer_units(store: ResultsStore) -> bool:
     """Whether the run planned units from intermediate joint checkpoints."""
-    return any(u.phase in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE) for u in store.units())
+    return any(u.phase in TRANSFER for u in store.units())

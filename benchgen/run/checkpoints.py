@@ -14,9 +14,9 @@ from pathlib import Path
 
 from benchgen.agent import Agent
 from benchgen.config import to_dict
+from benchgen.phases import JOINT, LEARNING
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
-from benchgen.results.transfer import TRANSFER_FINETUNE
 from benchgen.run.plan import ResolvedRun, transfer_points
 
 
@@ -39,11 +39,11 @@ def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
 def reporting_frames(r: ResolvedRun, unit: Unit) -> set[int]:
     """The unit's reporting checkpoints in frames (their agent checkpoints are kept); a joint
     unit's also include the points its transfer units start from (``transfer_points``)."""
-    if unit.phase not in ("train", "finetune", "joint", TRANSFER_FINETUNE):
+    if unit.phase not in LEARNING:
         return set()
     scale = unit.budget_frames / r.suite.to_frames(r.budget)
     points = {int(r.suite.to_frames(c) * scale) for c in r.checkpoints}
-    if unit.phase == "joint":
+    if unit.phase == JOINT:
         zeroshot, finetune = transfer_points(r)
         points |= set(zeroshot) | set(finetune)
     return points

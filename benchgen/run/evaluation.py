@@ -20,10 +20,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from benchgen.phases import evaluation_phase
 from benchgen.remote import EpisodeTracker
 from benchgen.results.compare.gather import ROUND_KEY
 from benchgen.run.signals import STOP
-from benchgen.suite import EpisodeEnd, EvaluationSchedule, evaluation_phase
+from benchgen.suite import EpisodeEnd, EvaluationSchedule
 
 
 class _RoundTracker(EpisodeTracker):

@@ -21,10 +21,19 @@ from benchgen import protocols
 from benchgen.agent import AgentSpec
 from benchgen.config import RunConfig, build_dataclass, replace_config, suite_values, to_dict
 from benchgen.errors import UsageError
+from benchgen.phases import (
+    FINE_TUNING,
+    FINETUNE,
+    JOINT,
+    NOT_LEARNING,
+    TRAIN,
+    TRANSFER_FINETUNE,
+    TRANSFER_ZEROSHOT,
+    ZEROSHOT,
+)
 from benchgen.registry import Registry
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
-from benchgen.results.transfer import TRANSFER_FINETUNE, TRANSFER_ZEROSHOT
 from benchgen.run.budget import describe_vector_steps, planned_frames
 from benchgen.run.cost import describe_cost
 from benchgen.suite import Split, Suite
@@ -232,24 +241,24 @@ def plan_units(r: ResolvedRun) -> list[Unit]:
     for seed in r.run.seeds:
         if not r.spec.joint:
             for task in r.tasks:
-                add("train", [task], seed, budget_frames)
+                add(TRAIN, [task], seed, budget_frames)
             continue
         split_name = r.split.name if r.split else "custom"
         init = None
         if r.run.from_checkpoint:
             init = str(Path(r.run.from_checkpoint).resolve())
         else:
-            add("joint", r.tasks, seed, budget_frames, uid=f"joint-{split_name}-s{seed}")
+            add(JOINT, r.tasks, seed, budget_frames, uid=f"{JOINT}-{split_name}-s{seed}")
         if r.run.zeroshot_frames is not None:
             zs_frames = r.suite.to_frames(r.run.zeroshot_frames)
         else:
             zs_frames = max(r.suite.frames_per_step, budget_frames // max(1, len(r.tasks)))
         for task in (*r.split.train, *r.split.test):
-            add("zeroshot", [task], seed, zs_frames, learn=False, init=init)
+            add(ZEROSHOT, [task], seed, zs_frames, learn=False, init=init)
         ft_frames = r.suite.to_frames(finetune_budget(r))
         if r.run.finetune:
             for task in r.split.test:
-                add("finetune", [task], seed, ft_frames, init=init)
+                add(FINETUNE, [task], seed, ft_frames, init=init)
         zeroshot_points, finetune_points = transfer_points(r)
         for point in zeroshot_points:
             for task in (*r.split.train, *r.split.test):
@@ -299,8 +308,8 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         shown = " / ".join(f"{b:,}" for b in budgets)
         tasks = sorted({t for u in members for t in u.tasks})
         what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
-        cap = " at most" if phase in ("zeroshot", TRANSFER_ZEROSHOT) else ""
-        if phase in ("finetune", TRANSFER_FINETUNE):
+        cap = " at most" if phase in NOT_LEARNING else ""
+        if phase in FINE_TUNING:
             what += f"; {finetune_budget_rule(r)}"
         lines.append(
             f"  {phase:{width}} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"

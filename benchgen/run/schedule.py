@@ -11,25 +11,25 @@ from __future__ import annotations
 import sys
 
 from benchgen.errors import UsageError
+from benchgen.phases import FROM_JOINT, JOINT, TRANSFER
 from benchgen.results.store import ResultsStore, Unit
-from benchgen.results.transfer import TRANSFER_FINETUNE, TRANSFER_ZEROSHOT
 from benchgen.run.plan import transfer_point
 
 #: phases that start from their seed's joint checkpoint (the transfer phases: from the one
 #: kept at or past their point)
-DEPENDENT_PHASES = ("zeroshot", "finetune", TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)
+DEPENDENT_PHASES = FROM_JOINT
 
 
 def link_joint_checkpoints(store: ResultsStore) -> None:
     """Point every pending dependent unit at its seed's finished joint checkpoint: the final one,
     or for a transfer unit the first kept at or past its point."""
     units = store.units()
-    joints = {u.seed: u for u in units if u.phase == "joint" and u.status == "done"}
+    joints = {u.seed: u for u in units if u.phase == JOINT and u.status == "done"}
     later = [u for u in units if u.phase in DEPENDENT_PHASES and u.init_checkpoint is None and u.seed in joints]
     for u in later:
         joint = joints[u.seed]
         path = joint.last_checkpoint
-        if u.phase in (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE):
+        if u.phase in TRANSFER:
             point = transfer_point(u.unit_id)
             kept = [row for row in store.checkpoints(joint.unit_id) if row["frames"] >= point]
             path = kept[0]["path"] if kept else path
@@ -40,7 +40,7 @@ def ready_units(store: ResultsStore) -> list[Unit]:
     """Unfinished units whose dependencies are done, in plan order."""
     link_joint_checkpoints(store)
     units = store.units()
-    blocked_seeds = {u.seed for u in units if u.phase == "joint" and u.status != "done"}
+    blocked_seeds = {u.seed for u in units if u.phase == JOINT and u.status != "done"}
     return [
         u
         for u in units

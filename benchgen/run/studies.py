@@ -33,11 +33,10 @@ import numpy as np
 
 from benchgen.errors import UsageError
 from benchgen.inputs import parse_yaml
+from benchgen.phases import REEVAL
 from benchgen.protocols import protocol_label
 
 SWEEP_FILE = "sweep.json"
-#: the phase of a re-evaluation run's units
-REEVAL_PHASE = "reeval"
 #: episodes per task of a re-evaluation under a protocol without evaluation phases (Machado et
 #: al.'s per-task score is a mean over 100 episodes)
 DEFAULT_REEVAL_EPISODES = 100
@@ -302,9 +301,9 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
     )
     units = [
         Unit(
-            f"{REEVAL_PHASE}-{u.unit_id}",
+            f"{REEVAL}-{u.unit_id}",
             i,
-            REEVAL_PHASE,
+            REEVAL,
             list(u.tasks),
             u.seed,
             max(1, u.frames_done),  # the frames the agent trained for (evaluation frames are not counted)
@@ -321,7 +320,7 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
             "source_run_id": meta.get("run_id"),
             "source_protocol": meta.get("protocol"),
             "source_protocol_label": source_label(meta),
-            "source_units": {f"{REEVAL_PHASE}-{u.unit_id}": u.last_checkpoint for u in sources},
+            "source_units": {f"{REEVAL}-{u.unit_id}": u.last_checkpoint for u in sources},
         }
     }
     return resolved, units, extra

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from benchgen.errors import UsageError
+from benchgen.phases import FINETUNE, JOINT, TRAIN, VIDEO
 from benchgen.remote import EpisodeTracker
-from benchgen.results.rundir import VIDEO_PHASE, RunDir
+from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
 from benchgen.run.plan import resolve_from_meta
 from benchgen.run.recorder import EpisodeRecorder
@@ -48,7 +49,7 @@ def _unit_for(units: list[Unit], task: str) -> Unit:
     trained = [u for u in units if u.learn and task in u.tasks and u.last_checkpoint]
     if not trained:
         raise UsageError(f"no trained unit of this run played '{task}' and left a checkpoint; pick another --task")
-    order = {"finetune": 0, "train": 1, "joint": 2}
+    order = {FINETUNE: 0, TRAIN: 1, JOINT: 2}
     return min(trained, key=lambda u: (order.get(u.phase, 3), u.seed))
 
 
@@ -142,7 +143,7 @@ def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int
                 recorder.record(
                     [end],
                     0,
-                    phase=VIDEO_PHASE,
+                    phase=VIDEO,
                     extras={"checkpoint_frames": frames_at, "video": run_dir.relative(target)},
                 )
                 paths.append(target)

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 GROUND = {
     "benchgen",
     "benchgen.errors",
+    "benchgen.phases",
     "benchgen.inputs",
     "benchgen.config",
     "benchgen.suite",

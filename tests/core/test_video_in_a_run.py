@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import os
 
-from benchgen.results.rundir import VIDEO_PHASE, RunDir
+from benchgen.phases import VIDEO as VIDEO_PHASE
+from benchgen.results.rundir import RunDir
 from tests.conftest import cli_in_process
 
 

@@ -24,16 +24,17 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError
+from benchgen.phases import SCORING_PREFERENCE, evaluated_phase
 from benchgen.results.compare.references import at_checkpoint
 from benchgen.results.rundir import RUN_FILE, RunDir
 from benchgen.results.store import DB_NAME, Unit
 from benchgen.scoring import ReferenceScores, Scorer
-from benchgen.suite import budget_to_frames, evaluated_phase
+from benchgen.suite import budget_to_frames
 
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
 #: learning phase (fine-tuning of a joint agent, or training from scratch; its evaluation phases
 #: first, for a protocol that scores those), then zero-shot.
-PHASE_PREFERENCE = ("finetune_eval", "finetune", "train_eval", "train", "reeval", "zeroshot", "joint_eval", "joint")
+PHASE_PREFERENCE = SCORING_PREFERENCE
 #: the ``extras`` key of an episode played in an evaluation round (``benchgen.run.evaluation``)
 ROUND_KEY = "eval_round"
 FORCED = "FORCED COMPARISON"

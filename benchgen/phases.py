@@ -1,0 +1,82 @@
+"""The phases a run's units and episodes are recorded under: one module names them all.
+
+A *unit phase* says what a unit does; the store records every episode under a phase, so these
+names are also what a run directory holds (``units.phase``, ``episodes.phase``) and must stay
+as they are for old runs to read:
+
+- ``train``: one task, learned from scratch (the single-task protocol);
+- ``joint``: one policy learned on a split's train tasks together;
+- ``zeroshot``: a joint checkpoint played on a test task without learning;
+- ``finetune``: a test task learned from a joint checkpoint;
+- ``transfer_zeroshot`` / ``transfer_finetune``: the same two from a joint checkpoint taken
+  part-way (``--transfer-curve``);
+- ``reeval``: a finished run's checkpoints evaluated again (``benchgen evaluate``);
+- ``video``: the episodes recorded for a run's videos (never scored).
+
+A unit's evaluation rounds are recorded under its phase plus :data:`EVALUATION_SUFFIX`
+(``train`` -> ``train_eval``).
+"""
+
+from __future__ import annotations
+
+TRAIN = "train"
+JOINT = "joint"
+ZEROSHOT = "zeroshot"
+FINETUNE = "finetune"
+TRANSFER_ZEROSHOT = "transfer_zeroshot"
+TRANSFER_FINETUNE = "transfer_finetune"
+REEVAL = "reeval"
+VIDEO = "video"
+
+#: how the phase of a unit's evaluation episodes is named: ``train`` -> ``train_eval``
+EVALUATION_SUFFIX = "_eval"
+
+#: phases whose units start from a joint checkpoint (they wait for it)
+FROM_JOINT = (ZEROSHOT, FINETUNE, TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)
+#: phases whose units play a checkpoint without learning
+NOT_LEARNING = (ZEROSHOT, TRANSFER_ZEROSHOT)
+#: phases whose units fine-tune a test task from a joint checkpoint
+FINE_TUNING = (FINETUNE, TRANSFER_FINETUNE)
+#: phases whose units learn, and so save checkpoints
+LEARNING = (TRAIN, FINETUNE, JOINT, TRANSFER_FINETUNE)
+#: phases of the transfer curve (reported as curves of their own)
+TRANSFER = (TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)
+
+
+def evaluation_phase(unit_phase: str) -> str:
+    """The phase a unit's evaluation episodes are recorded under (``train`` -> ``train_eval``)."""
+    return unit_phase + EVALUATION_SUFFIX
+
+
+def evaluated_phase(phase: str) -> str | None:
+    """The unit phase whose evaluation episodes ``phase`` holds; None if it holds a unit's own."""
+    return phase[: -len(EVALUATION_SUFFIX)] if phase.endswith(EVALUATION_SUFFIX) else None
+
+
+#: the order a run's report lists its phases in
+REPORT_ORDER = (
+    evaluation_phase(TRAIN),
+    TRAIN,
+    REEVAL,
+    evaluation_phase(JOINT),
+    JOINT,
+    ZEROSHOT,
+    evaluation_phase(FINETUNE),
+    FINETUNE,
+)
+
+#: which phase's episodes score a task when a run holds several, most preferred first: a
+#: protocol's evaluation episodes over the learning ones, a re-evaluation over the zero-shot play
+SCORING_PREFERENCE = (
+    evaluation_phase(FINETUNE),
+    FINETUNE,
+    evaluation_phase(TRAIN),
+    TRAIN,
+    REEVAL,
+    ZEROSHOT,
+    evaluation_phase(JOINT),
+    JOINT,
+)
+
+#: the phases ``benchgen compare --phase`` and similar filters accept
+SCORED = (TRAIN, FINETUNE, ZEROSHOT, JOINT, *(evaluation_phase(p) for p in (TRAIN, FINETUNE, JOINT)), REEVAL)
