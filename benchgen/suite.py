@@ -13,7 +13,9 @@ The environment contract (``Suite.make_env``):
   collects one :class:`EpisodeEnd` per finished episode with the protocol's facts (raw score,
   length in emulator frames, end reason, suite-specific extras such as Atari's 5- and 30-minute
   scores, and events such as a score rollover);
-* agents never see what the protocol forbids (lives, RAM): such keys are not in ``info``;
+* agents never see what the protocol forbids (lives, RAM): such keys are not in ``info``; an
+  agent that declares an emulator capability (:mod:`benchgen.capabilities`) reads it through
+  :meth:`SuiteVectorEnv.emulators` of an env from a suite that offers it, never through ``info``;
 * ``reset(seed=...)`` seeds every sub-environment explicitly, so runs are reproducible;
 * observations may be views of the env's own buffers, valid until the next ``step`` or ``reset``,
   provided ``Suite.agent_wrappers`` (always between the env and an agent) gives agents arrays of
@@ -36,6 +38,7 @@ from benchgen.scoring import PublishedAggregate, ReferenceScores, Scorer, read_r
 
 if TYPE_CHECKING:  # pragma: no cover
     from benchgen.agent import AgentNeeds
+    from benchgen.capabilities import Emulators
 
 #: a suite's random scores, in its ``data/`` folder (see ``Suite.random_scores``)
 RANDOM_SCORES_FILE = "random_scores.csv"
@@ -106,6 +109,12 @@ class SuiteVectorEnv(gym.vector.VectorEnv):
     @abc.abstractmethod
     def pop_episode_ends(self) -> list[EpisodeEnd]:
         """Return (and forget) the episodes that finished since the last call."""
+
+    def emulators(self) -> Emulators | None:
+        """The :class:`benchgen.capabilities.Emulators` of this env's sub-environments, for agents
+        that declared capabilities; None (the default): it offers none. Only envs of a suite
+        from ``Suite.with_capabilities`` need to offer them."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -258,6 +267,19 @@ class Suite(abc.ABC):
         or values raise a one-line ``UsageError``. Called only when :meth:`protocol_presets`
         is non-empty."""
         raise UsageError(f"suite '{self.name}' has a single protocol; run it without --protocol")
+
+    # -- emulator capabilities (benchgen.capabilities) ------------------------------------------
+    def capabilities(self) -> frozenset[str]:
+        """The emulator capabilities (:data:`benchgen.capabilities.CAPABILITIES`) this suite can
+        offer agents that declare them (``AgentNeeds.capabilities``); an agent that needs one not
+        listed is refused in one line when its run is planned. Default: none."""
+        return frozenset()
+
+    def with_capabilities(self, names: Sequence[str]) -> Suite:
+        """A suite of the same name and protocol whose envs offer the capabilities ``names`` (a
+        subset of :meth:`capabilities`) through ``SuiteVectorEnv.emulators()``: the runner uses it
+        for agents that declare them. Default: this suite (its envs already offer what it lists)."""
+        return self
 
     def make_video_env(self, task: str, seed: int) -> SuiteVectorEnv:
         """One sub-environment of ``task`` in ``"eval"`` mode whose screen :meth:`screens` can show

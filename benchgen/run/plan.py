@@ -121,7 +121,7 @@ def resolve(
         choice = {"preset": choice["preset"], "changes": {**choice["changes"], **protocol_changes}}
     suite = protocols.apply_choice(registry.suite(run.suite), choice)
     spec = registry.agent(run.agent)
-    spec.check(suite)
+    suite = spec.suite_for(suite)  # checked; with the emulator capabilities the agent needs
     validate_run_config(run, suite)
     split = None
     if run.tasks:
@@ -400,7 +400,7 @@ def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
         spec.config_class, {k: v for k, v in meta["agent_config"].items() if k in fields}, f"{spec.name} config"
     )
     choice = meta.get("protocol_choice")
-    suite = protocols.apply_choice(registry.suite(meta["suite"]), choice)
+    suite = spec.suite_for(protocols.apply_choice(registry.suite(meta["suite"]), choice))
     split = None
     if meta["split"]:
         split = Split(**{**meta["split"], "train": tuple(meta["split"]["train"]), "test": tuple(meta["split"]["test"])})

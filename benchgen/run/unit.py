@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchgen.agent import Agent, TrainingContext
+from benchgen.capabilities import emulators_of
 from benchgen.errors import UsageError
 from benchgen.remote import CollectorKey, EpisodeInbox, RemoteEnvFactory, RemoteEpisodes
 from benchgen.results.rundir import RunDir
@@ -163,8 +164,19 @@ def unit_suite_env(
 
 def build_agent(r: ResolvedRun, env) -> Agent:
     """``factory(config, environment)`` (``AgentSpec.factory``) for ``env``, the unit's env under
-    the suite's agent wrappers."""
-    return r.spec.factory(r.agent_config, r.spec.environment(r.suite, env))
+    the suite's agent wrappers; an agent that declared emulator capabilities gets ``env``'s
+    emulators (``Agent.use_emulators``)."""
+    agent = r.spec.factory(r.agent_config, r.spec.environment(r.suite, env))
+    bind_emulators(r, agent, env)
+    return agent
+
+
+def bind_emulators(r: ResolvedRun, agent: Agent, env):
+    """Hand ``agent`` the emulators of ``env`` (:mod:`benchgen.capabilities`) if it declared
+    capabilities; returns ``env``."""
+    if r.spec.needs.capabilities:
+        agent.use_emulators(emulators_of(env))
+    return env
 
 
 def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
@@ -275,14 +287,18 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
 
 
 def _play_due(rounds: EvaluationRounds, r: ResolvedRun, agent: Agent, save, training_over: bool) -> None:
-    """Play ``rounds``' due rounds in the suite's eval env, under the suite's agent wrappers."""
-    rounds.play_due(
-        agent,
-        lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
-        lambda env: r.suite.agent_wrappers(env, r.spec.needs),
-        save,
-        training_over,
-    )
+    """Play ``rounds``' due rounds in the suite's eval env, under the suite's agent wrappers (the
+    agent gets each round's emulators, then the training env's back)."""
+    try:
+        rounds.play_due(
+            agent,
+            lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
+            lambda env: bind_emulators(r, agent, r.suite.agent_wrappers(env, r.spec.needs)),
+            save,
+            training_over,
+        )
+    finally:
+        bind_emulators(r, agent, rounds.recorder)
 
 
 def _reevaluate(ctx: UnitContext, r: ResolvedRun, agent: Agent, tasks_of_envs: list[str], env_seed: int) -> None:
