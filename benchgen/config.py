@@ -87,7 +87,10 @@ class RunConfig:
     max_retries: int = 2
     """Times a failed unit is retried from its last checkpoint."""
     progress: bool = True
-    """Show a progress bar."""
+    """Show progress: a bar per unit on a terminal, else plain lines (see ``progress_every``)."""
+    progress_every: float = 30.0
+    """Seconds between plain progress lines when the output is not a terminal (frames, frames/s,
+    ETA, episodes, recent mean score per running unit); a bar redraws on a terminal instead."""
 
 
 #: metadata key of an agent config field whose value is the suite's (see :func:`from_suite`)

@@ -350,6 +350,16 @@ class ResultsStore:
             return self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
         return self.conn.execute("SELECT COUNT(*) FROM episodes WHERE unit_id = ?", (unit_id,)).fetchone()[0]
 
+    def recent_mean(self, unit_id: str, n: int = 100) -> float:
+        """Mean score of the unit's last ``n`` finite episodes in its own phase (NaN before any),
+        as a unit's recorder keeps it, for progress shown from another process."""
+        row = self.conn.execute(
+            "SELECT AVG(score) FROM (SELECT e.score FROM episodes e JOIN units u ON u.unit_id = e.unit_id "
+            "WHERE e.unit_id = ? AND e.phase = u.phase AND abs(e.score) < 1e308 ORDER BY e.id DESC LIMIT ?)",
+            (unit_id, n),
+        ).fetchone()
+        return float("nan") if row[0] is None else float(row[0])
+
     def phases(self) -> set[str]:
         """The phases that recorded at least one episode."""
         return {r[0] for r in self.conn.execute("SELECT DISTINCT phase FROM episodes")}

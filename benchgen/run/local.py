@@ -31,9 +31,9 @@ def run_in_process(run_dir: RunDir, r: ResolvedRun, progress) -> None:
         unit = ready[0]
         if progress is not None:
             progress.start_unit(unit.unit_id, unit.label, unit.budget_frames, unit.frames_done)
-        execute_unit(run_dir, r, unit.unit_id, progress)
+        finished = execute_unit(run_dir, r, unit.unit_id, progress)
         if progress is not None:
-            progress.finish_unit(unit.unit_id)
+            progress.finish_unit(unit.unit_id, frames=finished.frames_done, done=finished.status == "done")
 
 
 # -- N local processes -------------------------------------------------------------------------
@@ -87,7 +87,14 @@ def run_parallel(run_dir: RunDir, r: ResolvedRun, progress) -> None:
                         continue
                     del running[unit_id]
                     if progress is not None:
-                        progress.finish_unit(unit_id)
+                        stored = store.unit(unit_id)
+                        progress.finish_unit(
+                            unit_id,
+                            frames=stored.frames_done,
+                            episodes=store.count_episodes(unit_id),
+                            recent=store.recent_mean(unit_id),
+                            done=stored.status == "done",
+                        )
                     if proc.exitcode == 130:
                         raise StopRequested(unit_id)
                     if proc.exitcode != 0:
@@ -117,4 +124,6 @@ def _poll_progress(store, running, progress) -> None:
     if progress is None:
         return
     for unit_id in running:
-        progress.update_unit(unit_id, store.unit(unit_id).frames_done, store.count_episodes(unit_id), float("nan"))
+        progress.update_unit(
+            unit_id, store.unit(unit_id).frames_done, store.count_episodes(unit_id), store.recent_mean(unit_id)
+        )

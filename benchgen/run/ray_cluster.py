@@ -267,7 +267,8 @@ def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
             for ref in done:
                 unit_id = futures.pop(ref)
                 if progress is not None:
-                    progress.finish_unit(unit_id)
+                    stored = store.unit(unit_id)
+                    progress.finish_unit(unit_id, frames=stored.frames_done, done=stored.status == "done")
                 try:
                     ray.get(ref)
                 except ray.exceptions.RayError as exc:
