@@ -249,6 +249,8 @@ class SaberVectorEnv(SuiteVectorEnv):
             )
         self.num_actions = len(self._groups[0].action_map)
         self._single = len(self._groups) == 1
+        # ALEInterface backends (flavor_backend.py) expose the emulators (emulators.py)
+        self._frame_actions = all(hasattr(g.backend, "_envs") for g in self._groups)
         self.single_observation_space = Box(0, 255, OBS_SHAPE, dtype=np.uint8)
         self.single_action_space = Discrete(self.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
@@ -294,7 +296,11 @@ class SaberVectorEnv(SuiteVectorEnv):
     def step(self, actions):
         """Step every sub-environment; see the class docstring for what comes back."""
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+        # one action per sub-env, or (frame_actions, on the ALEInterface backend) one per frame
+        shapes = (
+            ((self.num_envs,), (self.num_envs, self.frames_per_step)) if self._frame_actions else ((self.num_envs,),)
+        )
+        if actions.shape not in shapes or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integers, got shape {actions.shape} {actions.dtype}")
         # guard: ale-py 0.12's native env blocks forever on an out-of-range action index
         if actions.min() < 0 or actions.max() >= self.num_actions:
@@ -350,6 +356,17 @@ class SaberVectorEnv(SuiteVectorEnv):
         """Return (and forget) the episodes that finished since the last call."""
         ended, self._ended = self._ended, []
         return ended
+
+    def emulators(self):
+        """RAM, palette screen, states and per-frame actions (``emulators.py``) when every backend
+        is an ``ALEInterface`` one (an env of ``AtariSaberSuite.with_capabilities``); else None."""
+        if not self._frame_actions:
+            return None
+        if getattr(self, "_emulators", None) is None:
+            from benchgen_atari_saber.emulators import AleEmulators
+
+            self._emulators = AleEmulators(self)
+        return self._emulators
 
     def close_extras(self, **kwargs):
         """Close the native backends."""

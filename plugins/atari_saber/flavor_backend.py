@@ -109,11 +109,14 @@ class _FlavorEmulator:
         self.elapsed, self.reward, self.game_over = 0, 0, False
         self.lives = ale.lives()
 
-    def step(self, action: int) -> None:
+    def step(self, action: int | list[int]) -> None:
+        """One agent step: ``action`` for every frame, or a list of one action per frame (the
+        ``frame_actions`` capability, ``emulators.py``)."""
         ale, raw = self.ale, self.raw
-        act = self.action_set[action]
+        acts = [self.action_set[a] for a in action] if isinstance(action, list) else [self.action_set[action]]
         reward = 0
         for skip in range(self.frameskip, 0, -1):
+            act = acts[(self.frameskip - skip) % len(acts)]
             reward += ale.act(act)  # the emulator applies stickiness at this frame
             self.game_over = ale.game_over()
             self.elapsed += 1
@@ -217,10 +220,12 @@ class FlavorVectorEnv:
         return self._observations(), self._info()
 
     def send(self, actions: np.ndarray) -> None:
-        """Take one action index per sub-env; the emulators run in :meth:`recv`."""
+        """Take one action index per sub-env, or one per sub-env and frame (shape ``(num_envs,
+        frameskip)``); the emulators run in :meth:`recv`."""
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"expected {self.num_envs} actions, got shape {actions.shape}")
+        frameskip = self._envs[0].frameskip if self._envs else 1
+        if actions.shape not in ((self.num_envs,), (self.num_envs, frameskip)):
+            raise ValueError(f"expected {self.num_envs} actions (or {self.num_envs}x{frameskip}), got {actions.shape}")
         if not self._started:
             raise RuntimeError("send() called before reset()")
         self._actions = actions

@@ -63,6 +63,10 @@ class AtariSaberSuite(Suite):
     default_joint_split = "ale_train5"
     default_protocol = protocols.DEFAULT
 
+    #: build envs on ale-py's ALEInterface (flavor_backend.py), whose emulators agents may read
+    #: (capabilities, emulators.py); False: ale-py's faster native vector env
+    emulator_backend = False
+
     def __init__(self, protocol: protocols.AtariProtocol = protocols.SABER):
         self.atari_protocol = protocol
         self.frames_per_step = protocol.frameskip
@@ -93,6 +97,20 @@ class AtariSaberSuite(Suite):
         }
         if not suite.protocol_changes:
             suite = type(self)(chosen)
+        return suite
+
+    def capabilities(self) -> frozenset[str]:
+        """RAM, the palette screen, state clone/restore and per-frame actions (``emulators.py``)."""
+        from benchgen_atari_saber.emulators import ATARI_CAPABILITIES
+
+        return ATARI_CAPABILITIES
+
+    def with_capabilities(self, names: Sequence[str]) -> AtariSaberSuite:
+        """This suite (same protocol) building its envs on ale-py's ``ALEInterface``, the same
+        protocol frame for frame, so that agents read the emulators (``emulators.py``)."""
+        suite = type(self)(self.atari_protocol)
+        suite.protocol_changes = dict(self.protocol_changes)
+        suite.emulator_backend = True
         return suite
 
     def tasks(self) -> list[str]:
@@ -174,31 +192,23 @@ class AtariSaberSuite(Suite):
             self.check_task_available(task)
         p = self.atari_protocol
         cap = p.evaluation_episode_cap_frames if mode == "eval" and p.evaluation_episode_cap_frames else None
+        backend = _interface_backend(p) if self.emulator_backend else None
         try:
-            return saber_env.SaberVectorEnv(list(tasks), seed=seed, mode=mode, protocol=p, max_episode_frames=cap)
+            return saber_env.SaberVectorEnv(
+                list(tasks), seed=seed, mode=mode, protocol=p, max_episode_frames=cap, backend_factory=backend
+            )
         except ValueError as exc:  # minimal action sets of different sizes
             raise UsageError(str(exc)) from None
 
     def make_video_env(self, task: str, seed: int) -> saber_env.SaberVectorEnv:
         """One ``"eval"`` sub-environment on the ALEInterface backend (frame for frame ale-py's
         native env, see ``flavor_backend.py``), whose full-resolution screen :meth:`screens` reads."""
-        from benchgen_atari_saber.flavor_backend import FlavorVectorEnv
-        from benchgen_atari_saber.flavors import default_flavor, is_flavor_task
 
         self.check_task_available(task)
         p = self.atari_protocol
-        if is_flavor_task(task):
-            flavor_task = task
-        else:
-            flavor = default_flavor(task)
-            flavor_task = f"{flavor.game}:m{flavor.mode}d{flavor.difficulty}"
-
-        def backend(game, num_envs, max_episode_frames, num_threads):
-            return FlavorVectorEnv(flavor_task, num_envs, **saber_env.ale_settings(p, max_episode_frames))
-
         cap = p.evaluation_episode_cap_frames or None
         return saber_env.SaberVectorEnv(
-            [task], seed=seed, mode="eval", protocol=p, max_episode_frames=cap, backend_factory=backend
+            [task], seed=seed, mode="eval", protocol=p, max_episode_frames=cap, backend_factory=_interface_backend(p)
         )
 
     def screens(self, env: saber_env.SaberVectorEnv):
@@ -264,3 +274,20 @@ class AtariSaberSuite(Suite):
             "right_jump": ACTION_MEANINGS.index("RIGHTFIRE"),  # 11
             "left_jump": ACTION_MEANINGS.index("LEFTFIRE"),  # 12
         }
+
+
+def _interface_backend(p: protocols.AtariProtocol):
+    """A ``SaberVectorEnv`` backend factory on ale-py's ``ALEInterface`` (``flavor_backend.py``):
+    a plain game plays its default mode and difficulty, frame for frame ale-py's native env."""
+    from benchgen_atari_saber.flavor_backend import FlavorVectorEnv
+    from benchgen_atari_saber.flavors import default_flavor, is_flavor_task
+
+    def backend(task, num_envs, max_episode_frames, num_threads):
+        if is_flavor_task(task):
+            flavor_task = task
+        else:
+            flavor = default_flavor(task)
+            flavor_task = f"{flavor.game}:m{flavor.mode}d{flavor.difficulty}"
+        return FlavorVectorEnv(flavor_task, num_envs, **saber_env.ale_settings(p, max_episode_frames))
+
+    return backend
