@@ -127,5 +127,11 @@ class GymnasiumVectorEnv(SuiteVectorEnv):
         ends, self._ends = self._ends, []
         return ends
 
+    def emulators(self):
+        """``clone_state`` on the unwrapped environments (:mod:`benchgen_gymnasium.emulators`)."""
+        from .emulators import GymnasiumEmulators
+
+        return GymnasiumEmulators(list(self._envs.envs), FRAMES_PER_STEP)
+
     def close_extras(self, **kwargs: Any) -> None:
         self._envs.close()

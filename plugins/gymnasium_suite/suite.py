@@ -92,11 +92,35 @@ class GymnasiumSuite(Suite):
             "envs": {task_id: catalog.spec_facts(task) for task_id, task in catalog.runnable().items()},
         }
 
+    #: whether runs on this suite need ``clone_state`` (``with_capabilities``): tasks whose state
+    #: cannot be copied are then refused when the run is planned
+    needs_clone_state = False
+
     def check_task_available(self, task: str) -> None:
         if task not in catalog.runnable():
             raise did_you_mean(
                 f"task of suite '{self.name}'", task, self.tasks(), listed_by=f"benchgen list {self.name}"
             )
+        if self.needs_clone_state:
+            from .emulators import check_copyable
+
+            env = gym.make(task)
+            try:
+                check_copyable(task, env)
+            finally:
+                env.close()
+
+    def capabilities(self) -> frozenset[str]:
+        """``clone_state`` for tasks whose state can be copied (:mod:`benchgen_gymnasium.emulators`)."""
+        from .emulators import GYMNASIUM_CAPABILITIES
+
+        return GYMNASIUM_CAPABILITIES
+
+    def with_capabilities(self, names: Sequence[str]) -> GymnasiumSuite:
+        """This suite, refusing (when the run is planned) tasks whose state cannot be cloned."""
+        suite = type(self)()
+        suite.needs_clone_state = "clone_state" in names
+        return suite
 
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> GymnasiumVectorEnv:
         """The same env in both modes: Gymnasium's environments have no training-only rules."""
