@@ -72,6 +72,12 @@ AGENT_CHECKS: tuple[tuple[str, str], ...] = (
         "respects its budget and records through the suite.",
     ),
     (
+        "test_uses_only_declared_capabilities",
+        "the agent reads the emulator (RAM, palette screen, states, per-frame actions: "
+        "`benchgen.capabilities`) only for the capabilities its `AgentNeeds.capabilities` declares; "
+        "a kit suite that does not offer one it needs refuses it in one line (the refusal test).",
+    ),
+    (
         "test_save_load_round_trip",
         "after `learn`, `save` then `load` into a freshly built agent gives the same greedy actions on "
         "the same observations (global random generators seeded alike before each); actions are one "
@@ -115,6 +121,11 @@ class AgentKit(KitRunner):
         if stochastic:  # half a run is enough to see other actions
             other = self.run(suite, f"{suite}-seed{self.options.seed + 1}", self.options.seed + 1, self.half(suite))
             check_seed_matters(self.agent, first, other)
+
+    def check_capabilities(self, suite: str) -> None:
+        """The first run on ``suite`` used only declared capabilities: :func:`check_capabilities`."""
+        declared = self.registry.agent(self.agent).needs.capabilities
+        check_capabilities(self.agent, declared, self.first_run(suite))
 
     def check_resume(self, suite: str) -> None:
         """A run stopped by SIGINT halfway, copied twice and each copy resumed, ends identically
@@ -194,6 +205,18 @@ def check_budget(agent: str, suite, run: KitRun) -> None:
                 f"{where} stepped only {used} of its {unit.budget_frames} frames: learn until ctx.finished, "
                 "not by a step count of the agent's own",
             )
+
+
+def check_capabilities(agent: str, declared: Sequence[str], run: KitRun) -> None:
+    """See :data:`AGENT_CHECKS`: every capability the run's environments saw used is declared."""
+    used = set().union(*(env.capabilities for env in run.envs)) if run.envs else set()
+    undeclared = sorted(used - set(declared))
+    if undeclared:
+        raise _fail(
+            agent,
+            f"it used {', '.join(undeclared)} from the emulator without declaring it: add them to "
+            "AgentNeeds(capabilities=...) so that suites which cannot offer them refuse the run",
+        )
 
 
 def check_records(agent: str, run: KitRun) -> None:

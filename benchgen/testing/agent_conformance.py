@@ -113,6 +113,11 @@ class AgentConformance:
         agent_kit.check_resume(kit_suite)
 
     @pytest.mark.parametrize("kit_suite", KIT_SUITES)
+    def test_uses_only_declared_capabilities(self, agent_kit, kit_suite):
+        self.runs(kit_suite)
+        agent_kit.check_capabilities(kit_suite)
+
+    @pytest.mark.parametrize("kit_suite", KIT_SUITES)
     def test_save_load_round_trip(self, agent_kit, kit_suite):
         self.runs(kit_suite)
         agent_kit.check_save_load(kit_suite)

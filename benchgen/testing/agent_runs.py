@@ -52,6 +52,8 @@ class EnvLog:
     """The actions of every step."""
     ends: list[tuple] = field(default_factory=list)
     """``(env_index, task, score, length_frames, end_reason)`` of every episode it ended."""
+    capabilities: set[str] = field(default_factory=set)
+    """The emulator capabilities (:mod:`benchgen.capabilities`) the agent used on it."""
 
 
 def read_env_log(path: Path) -> list[EnvLog]:
@@ -68,6 +70,8 @@ def read_env_log(path: Path) -> list[EnvLog]:
         if "make" in record:
             made = record["make"]
             envs[record["env"]] = EnvLog(record["env"], list(made["tasks"]), made["mode"], int(made["seed"]))
+        elif "capability" in record and record.get("env") in envs:
+            envs[record["env"]].capabilities.add(str(record["capability"]))
         elif record.get("env") in envs:
             env = envs[record["env"]]
             env.frames += int(record["frames"])

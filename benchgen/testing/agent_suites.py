@@ -19,6 +19,14 @@ Both are deterministic: what happens depends on the actions alone, never on a se
 of an agent differ only where the agent's own choices differ. Both have the split ``kit`` (two
 train tasks, one test task) for joint agents.
 
+``kit_pixels`` offers every emulator capability (:mod:`benchgen.capabilities`), for agents that
+declare them: ``ram`` (16 bytes: the runner's cell, the clock, the wall gap, zeros),
+``palette_screen`` (the newest 40x40 frame as palette indices: 0 background, 1 wall, 2 runner and
+clock), ``clone_state`` (the game's state; a simulated step follows the same rules) and
+``frame_actions`` (actions of shape ``(num_envs, 4)``; the game reads its input on a step's first
+frame). ``kit_vector`` offers none, so an agent that needs one is refused there. The log records
+each capability an environment's emulators were first used for (``{"env", "capability"}``).
+
 What makes them a test instrument: every environment they build reports what it did, in the
 process that steps it, so the kit can compare it with what the run recorded:
 
@@ -45,6 +53,7 @@ import gymnasium as gym
 import numpy as np
 
 import benchgen
+from benchgen.capabilities import Emulators
 from benchgen.errors import did_you_mean
 from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
 
@@ -140,8 +149,15 @@ class KitVectorEnv(SuiteVectorEnv):
         self._restart(np.ones(self.num_envs, bool))
         return self._observe(), {}
 
+    #: whether ``step`` takes one action per frame (the ``frame_actions`` capability)
+    frame_actions = False
+
     def step(self, actions):
-        actions = np.asarray(actions).reshape(-1)
+        actions = np.asarray(actions)
+        if self.frame_actions and actions.shape == (self.num_envs, self.frames_per_step):
+            self.used("frame_actions")
+            actions = actions[:, 0]  # the game reads its input once a step, on the step's first frame
+        actions = actions.reshape(-1)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"expected {self.num_envs} integer actions, got {actions.dtype}{actions.shape}")
         if ((actions < 0) | (actions >= self.single_action_space.n)).any():
@@ -182,6 +198,13 @@ class KitVectorEnv(SuiteVectorEnv):
         ends, self._ends = self._ends, []
         return ends
 
+    def used(self, capability: str) -> None:
+        """Log the first use of ``capability`` through this env's emulators."""
+        seen = self.__dict__.setdefault("_used", set())
+        if capability not in seen:
+            seen.add(capability)
+            self._write({"capability": capability})
+
     def close(self, **kwargs) -> None:
         if self._log is not None:
             self._log.close()
@@ -192,6 +215,7 @@ class RunnerVectorEnv(KitVectorEnv):
     """``kit_pixels``' game: see the module docstring."""
 
     frames_per_step = 4
+    frame_actions = True
 
     def __init__(self, tasks: Sequence[str], seed: int, mode: str = "train"):
         self.gaps = [int(t.split("-")[1]) for t in tasks]
@@ -223,18 +247,23 @@ class RunnerVectorEnv(KitVectorEnv):
             self.stack[i] = 0
             self._draw(int(i))
 
+    def move(self, i: int, action: int) -> tuple[float, bool]:
+        """Sub-environment ``i``'s runner takes ``action``: (reward, completed)."""
+        dx, jump = MOVES[int(action)]
+        x = int(self.x[i])
+        new_x = min(max(x + dx, 0), TRACK)
+        if not jump and any(min(x, new_x) < w <= max(x, new_x) for w in self._walls(i)):
+            new_x = x  # a wall: only a jump gets past it
+        self.x[i] = new_x
+        done = new_x >= TRACK
+        return float(new_x - x) + (BONUS if done else 0.0), done
+
     def _rules(self, actions: np.ndarray):
-        reward = np.zeros(self.num_envs)
-        for i, a in enumerate(actions):
-            dx, jump = MOVES[int(a)]
-            x = int(self.x[i])
-            new_x = min(max(x + dx, 0), TRACK)
-            if not jump and any(min(x, new_x) < w <= max(x, new_x) for w in self._walls(i)):
-                new_x = x  # a wall: only a jump gets past it
-            reward[i] = new_x - x
-            self.x[i] = new_x
-        terminated = self.x >= TRACK
-        return reward + np.where(terminated, BONUS, 0.0), terminated, "completed"
+        reward = np.array([self.move(i, a)[0] for i, a in enumerate(actions)])
+        return reward, self.x >= TRACK, "completed"
+
+    def emulators(self) -> RunnerEmulators:
+        return RunnerEmulators(self)
 
     def _after_step(self) -> None:
         for i in range(self.num_envs):
@@ -245,6 +274,51 @@ class RunnerVectorEnv(KitVectorEnv):
 
     def _extras(self, index: int) -> dict[str, Any]:
         return {"x": int(self.x[index])}
+
+
+class RunnerEmulators(Emulators):
+    """``kit_pixels``' emulator capabilities (module docstring), logged as they are first used."""
+
+    capabilities = frozenset({"ram", "palette_screen", "clone_state", "frame_actions"})
+
+    def __init__(self, env: RunnerVectorEnv):
+        self.env = env
+        self.num_envs = env.num_envs
+        self.frames_per_step = env.frames_per_step
+
+    def ram(self, i: int) -> np.ndarray:
+        self.env.used("ram")
+        ram = np.zeros(16, np.uint8)
+        ram[:3] = (self.env.x[i], self.env.t[i], self.env.gaps[i])
+        return ram
+
+    def palette_screen(self, i: int) -> np.ndarray:
+        self.env.used("palette_screen")
+        frame = self.env.stack[i, -1]
+        return np.select([frame == 255, frame == 128], [2, 1], 0).astype(np.uint8)
+
+    def state_key(self, i: int) -> bytes:
+        self.env.used("clone_state")
+        return bytes([int(self.env.x[i]), int(self.env.t[i])])
+
+    def _clone(self, i: int):
+        env = self.env
+        return int(env.x[i]), int(env.t[i]), float(env.score[i]), env.stack[i].copy()
+
+    def _restore(self, i: int, state) -> None:
+        self.env.used("clone_state")
+        env = self.env
+        env.x[i], env.t[i], env.score[i] = state[:3]
+        env.stack[i] = state[3]
+
+    def _simulate(self, i: int, action: int) -> tuple[float, bool]:
+        env = self.env
+        env.used("clone_state")
+        reward, done = env.move(i, action)
+        env.t[i] += 1
+        env.score[i] += reward
+        env._draw(i)
+        return reward, done
 
 
 class ChainVectorEnv(KitVectorEnv):
@@ -331,6 +405,9 @@ class PixelsSuite(KitSuite):
 
     def action_semantics(self) -> dict[str, int]:
         return dict(SEMANTICS)
+
+    def capabilities(self) -> frozenset[str]:
+        return RunnerEmulators.capabilities
 
 
 class VectorSuite(KitSuite):
