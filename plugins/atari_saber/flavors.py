@@ -11,25 +11,45 @@ ale-py's first available mode and difficulty 0, the cartridge's power-on switche
 name (``breakout:m0d0``) is not a task, so that one game has one name and one score table row.
 
 The modes and difficulties are what ale-py reports (``ALEInterface.getAvailableModes`` and
-``getAvailableDifficulties``), read once per process and cached, so the tasks always match the
-installed emulator. Reading them loads the ROM (about 70 ms a game), so the suite lists the
-flavors of :data:`FLAVOR_GAMES` only: the 61 games have 426 flavors and take about 4.6 s to list,
-which every ``benchgen`` command that validates a task would pay.
+``getAvailableDifficulties``) for each of the suite's 61 games, shipped as ``data/ale_modes.csv``
+(written from ale-py 0.12.1 by :func:`write_table`; ``tests/atari_saber/test_atari_flavors.py``
+compares it with the installed ale-py). Asking ale-py loads each ROM (about 70 ms a game, 4.6 s
+for the 61), which every ``benchgen`` command that lists or validates a task would pay; the table
+costs a file read. The 61 games have 426 flavors; 47 have more than one, and their 365 other
+flavors are tasks of the suite.
+
+Which flavors a study plays is a split's business. ``splits/machado_flavors.yaml`` holds
+:data:`SPLIT_GAMES`, each with its source: the four games of Farebrother, Machado and Bowling
+2018 ("Generalization and Regularization in DQN"), who train on the default flavor and test on
+others, and Pong, which no paper names: benchgen's own choice.
 """
 
 from __future__ import annotations
 
+import csv
 import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from benchgen.errors import UsageError, did_you_mean
 
-#: games whose flavors are tasks of the suite. Machado et al.'s extended abstract shows Freeway's
-#: modes (Figure 2) and names no game set; these five are the games of the flavor generalization
-#: study that followed it (Farebrother, Machado and Bowling 2018: Freeway, Hero, Breakout, Space
-#: Invaders) plus Pong, whose flavors are mostly difficulties. 80 flavors besides the defaults.
-FLAVOR_GAMES: tuple[str, ...] = ("breakout", "freeway", "hero", "pong", "space_invaders")
+#: the shipped table: ale-py ROM id, its modes and its difficulties (space-separated, ale-py's order)
+MODES_CSV = Path(__file__).resolve().parent / "data" / "ale_modes.csv"
+
+FAREBROTHER_2018 = "Farebrother, Machado and Bowling 2018, Generalization and Regularization in DQN"
+BENCHGEN_CHOICE = "benchgen's choice (no paper names it)"
+#: the games of the ``machado_flavors`` split and where each comes from. Machado et al.'s extended
+#: abstract shows Freeway's modes (Figure 2) and names no game set; the flavor study that followed
+#: it (Farebrother et al.) plays Breakout, Freeway, Hero and Space Invaders. Pong, whose flavors
+#: are mostly difficulties, is benchgen's addition. 80 flavors besides the defaults.
+SPLIT_GAMES: dict[str, str] = {
+    "breakout": FAREBROTHER_2018,
+    "freeway": FAREBROTHER_2018,
+    "hero": FAREBROTHER_2018,
+    "pong": BENCHGEN_CHOICE,
+    "space_invaders": FAREBROTHER_2018,
+}
 
 _TASK_RE = re.compile(r"(?P<game>[a-z0-9_]+):m(?P<mode>\d+)d(?P<difficulty>\d+)")
 
@@ -85,8 +105,31 @@ def quiet_ale() -> None:
 
 
 @functools.cache
+def table() -> dict[str, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """game -> (modes, difficulties), from the shipped ``data/ale_modes.csv``, in its order."""
+    with MODES_CSV.open(newline="") as handle:
+        return {
+            row["game"]: (tuple(map(int, row["modes"].split())), tuple(map(int, row["difficulties"].split())))
+            for row in csv.DictReader(handle)
+        }
+
+
 def available(game: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(modes, difficulties) ale-py reports for ``game``, in its order (loads the ROM once)."""
+    """(modes, difficulties) of ``game``, in ale-py's order, from the shipped table."""
+    try:
+        return table()[game]
+    except KeyError:
+        raise UsageError(f"no modes and difficulties are known for '{game}' (not one of the suite's games)") from None
+
+
+def flavor_games() -> tuple[str, ...]:
+    """The games with more than one flavor, in the table's (alphabetical) order."""
+    return tuple(g for g, (modes, difficulties) in table().items() if len(modes) * len(difficulties) > 1)
+
+
+def ale_reports(game: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(modes, difficulties) the installed ale-py reports for ``game`` (loads its ROM): what the
+    shipped table must hold."""
     from ale_py import ALEInterface, roms
 
     quiet_ale()
@@ -110,10 +153,23 @@ def game_flavors(game: str) -> tuple[Flavor, ...]:
     return tuple(Flavor(game, m, d) for m in modes for d in difficulties)
 
 
-def flavor_tasks(games: tuple[str, ...] = FLAVOR_GAMES) -> list[str]:
-    """The non-default flavors of ``games`` as task names, game by game (the defaults are the plain
-    game names)."""
+def flavor_tasks(games: tuple[str, ...] | None = None) -> list[str]:
+    """The non-default flavors of ``games`` (default: every game that has some) as task names, game
+    by game (the defaults are the plain game names)."""
+    games = flavor_games() if games is None else games
     return [f.task for game in games for f in game_flavors(game) if f != default_flavor(game)]
+
+
+def write_table(games: list[str], path: Path = MODES_CSV) -> None:
+    """Write the table for ``games`` from the installed ale-py (after an ale-py upgrade that changes
+    a game's modes: ``python -c "from benchgen_atari_saber import flavors, tables;
+    flavors.write_table(tables.game_ids())"``)."""
+    with path.open("w", newline="") as handle:
+        out = csv.writer(handle, lineterminator="\n")
+        out.writerow(["game", "modes", "difficulties"])
+        for game in games:
+            modes, difficulties = ale_reports(game)
+            out.writerow([game, " ".join(map(str, modes)), " ".join(map(str, difficulties))])
 
 
 def task_flavor(task: str) -> Flavor:
@@ -128,6 +184,10 @@ def check_flavor(task: str, games: list[str]) -> Flavor:
     name to use instead, an unknown mode or difficulty with ale-py's lists and a suggestion.
     """
     flavor = parse_task(task)
+    if flavor.game in table() and flavor.game not in games:
+        raise UsageError(
+            f"{flavor.game} has one mode and one difficulty, no other flavor: name the task '{flavor.game}'"
+        )
     if flavor.game not in games:
         raise did_you_mean(
             "atari_saber game with flavors", flavor.game, games, hint=f"(in '{task}'; modes are tasks for these only)"

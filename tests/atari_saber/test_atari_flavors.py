@@ -138,17 +138,27 @@ def test_a_difficulty_narrows_breakouts_paddle_through_seeded_resets_and_game_ov
     env.close()
 
 
-def test_modes_change_the_game_and_come_from_ale_py():
-    """ale-py's lists are the tasks; a mode changes what is on screen (Freeway's traffic, Machado
-    et al.'s Figure 2) and what random play scores (Space Invaders)."""
-    for game in flavors.FLAVOR_GAMES:
+def test_the_shipped_modes_table_is_what_ale_py_reports_for_every_game():
+    """The table the suite lists flavors from holds, for each of the 61 games, the modes and
+    difficulties the installed ale-py reports (an ale-py that changes them fails here: rewrite the
+    table with ``flavors.write_table``)."""
+    assert list(flavors.table()) == tables.game_ids()
+    for game in tables.game_ids():
         ale = ALEInterface()
         ale.loadROM(str(roms.get_rom_path(game)))
         modes, difficulties = list(ale.getAvailableModes()), list(ale.getAvailableDifficulties())
-        assert flavors.available(game) == (tuple(modes), tuple(difficulties))
+        assert flavors.available(game) == (tuple(modes), tuple(difficulties)), game
         expected = {f"{game}:m{m}d{d}" for m in modes for d in difficulties} - {f"{game}:m{modes[0]}d0"}
         assert set(flavors.flavor_tasks((game,))) == expected
-    assert len(flavors.flavor_tasks()) == 80  # ale-py 0.12: 24 + 16 + 5 + 8 + 32, less the 5 defaults
+    # ale-py 0.12: 426 flavors over the 61 games, 47 of which have more than their default
+    assert sum(len(m) * len(d) for m, d in flavors.table().values()) == 426
+    assert len(flavors.flavor_games()) == 47 and len(flavors.flavor_tasks()) == 426 - 61
+
+
+def test_modes_change_the_game():
+    """A mode changes what is on screen (Freeway's traffic, Machado et al.'s Figure 2) and what
+    random play scores (Space Invaders)."""
+    assert len(flavors.flavor_tasks(tuple(flavors.SPLIT_GAMES))) == 80  # 24 + 16 + 5 + 8 + 32, less 5
 
     def play(task):
         env = SaberVectorEnv([task], seed=2, protocol=DETERMINISTIC)
@@ -174,7 +184,8 @@ def test_tasks_are_the_games_then_the_flavors_and_list_shows_them():
     proc = run_cli("list", "atari_saber")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "  breakout:m4d1\n" in proc.stdout and "machado_flavors" in proc.stdout
-    assert "tasks (141 of 141 runnable here)" in proc.stdout
+    assert "tasks (426 of 426 runnable here)" in proc.stdout
+    assert "  alien:m3d3\n" in proc.stdout and "  asteroids:m128d3\n" in proc.stdout  # not 5 games' worth
 
 
 @pytest.mark.parametrize(
@@ -183,7 +194,7 @@ def test_tasks_are_the_games_then_the_flavors_and_list_shows_them():
         ("breakout:m5d1", ["unknown breakout flavor 'breakout:m5d1'", "did you mean", "modes 0, 4, 8"]),
         ("breakout:m4d7", ["unknown breakout flavor 'breakout:m4d7'", "did you mean 'breakout:m4d1'"]),
         ("breakout:m0d0", ["default mode and difficulty of breakout", "name the task 'breakout'"]),
-        ("alien:m1d0", ["unknown atari_saber game with flavors 'alien'", "breakout, freeway, hero"]),
+        ("assault:m1d0", ["assault has one mode and one difficulty", "name the task 'assault'"]),
         ("pongg:m1d0", ["'pongg'", "did you mean 'pong'"]),
         ("breakout:4:1", ["not of the form GAME:mMODEdDIFFICULTY"]),
     ],
@@ -195,7 +206,7 @@ def test_unknown_flavors_are_one_line_errors_of_the_suite(task, fragments):
     assert "\n" not in message and all(f in message for f in fragments), message
 
 
-@pytest.mark.parametrize("task", ["breakout:m5d1", "alien:m1d0"])
+@pytest.mark.parametrize("task", ["breakout:m5d1", "assault:m1d0"])
 def test_unknown_flavor_on_the_command_line_exits_2_in_one_line(tmp_path, task):
     proc = run_cli("run", "atari_saber", "random", "--tasks", task, "--frames", "20k", "--out", tmp_path / "r")
     assert_usage_error(proc, f"unknown task of suite 'atari_saber' '{task}'")
@@ -218,13 +229,22 @@ def test_flavor_tasks_are_never_normalized_by_the_default_games_record(tmp_path)
 def test_machado_flavors_split_trains_on_defaults_and_tests_on_every_other_flavor():
     registry = build_registry(benchgen_atari_saber, include_agents=False)
     split = registry.split(registry.suite("atari_saber"), "machado_flavors")
-    assert split.train == flavors.FLAVOR_GAMES  # default flavors = the plain game names
+    assert split.train == tuple(flavors.SPLIT_GAMES)  # default flavors = the plain game names
     assert not set(split.train) & set(split.test) and len(set(split.test)) == len(split.test)
     assert all(flavors.is_flavor_task(t) for t in split.test)
     assert not any(flavors.is_flavor_task(t) for t in split.train)
     every = {f.task for g in split.train for f in flavors.game_flavors(g)}
     defaults = {flavors.default_flavor(g).task for g in split.train}
     assert set(split.test) == every - defaults and len(split.test) == 80
+    # each game's source is named where the split is listed: Farebrother et al.'s four, Pong benchgen's
+    assert "Farebrother, Machado & Bowling 2018" in split.description and "Pong, benchgen's choice" in split.description
+    assert {g for g, source in flavors.SPLIT_GAMES.items() if source == flavors.FAREBROTHER_2018} == {
+        "breakout",
+        "freeway",
+        "hero",
+        "space_invaders",
+    }
+    assert flavors.SPLIT_GAMES["pong"] == flavors.BENCHGEN_CHOICE
     checks.check_splits(registry, registry.suite("atari_saber"))
 
 

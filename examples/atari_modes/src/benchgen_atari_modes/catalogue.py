@@ -3,8 +3,9 @@
 Machado et al. 2018 ("Revisiting the Arcade Learning Environment") added *modes* and
 *difficulties* to the ALE: the cartridge switches that change a game's rules or speed. A task is
 one (game, mode, difficulty) "flavor", named ``game:mMdD`` (``breakout:m4d1``). The list is
-read from ale-py (``ALEInterface.getAvailableModes`` / ``getAvailableDifficulties``) once per
-process and cached, so it always matches the installed emulator.
+ale-py's (``ALEInterface.getAvailableModes`` / ``getAvailableDifficulties``), read from the table
+the atari_saber plugin ships and checks against ale-py (``benchgen_atari_saber/data/ale_modes.csv``):
+asking ale-py would load every game's ROM each time the tasks are listed.
 
 The default flavor of a game is its first available mode with difficulty 0 (mode 0, difficulty 0
 for every game here: the cartridge's power-on settings, which the standard ALE benchmark plays).
@@ -52,18 +53,11 @@ def quiet_ale() -> None:
     ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 
 
-@functools.cache
 def game_flavors(game: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(modes, difficulties) ale-py reports for ``game``."""
-    from ale_py import ALEInterface, roms
+    """(modes, difficulties) ale-py reports for ``game`` (the atari_saber plugin's table of them)."""
+    from benchgen_atari_saber.flavors import available
 
-    quiet_ale()
-    path = roms.get_rom_path(game)
-    if path is None:  # pragma: no cover - ale-py >= 0.9 bundles every ROM
-        raise FileNotFoundError(f"ale-py has no ROM for '{game}'")
-    ale = ALEInterface()
-    ale.loadROM(str(path))
-    return tuple(int(m) for m in ale.getAvailableModes()), tuple(int(d) for d in ale.getAvailableDifficulties())
+    return available(game)
 
 
 @functools.cache
