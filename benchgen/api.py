@@ -53,8 +53,6 @@ from benchgen.run.plan import MAX_SEED, ResolvedRun, run_metadata
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.suite import Suite
 
-#: the key of ``run.json`` that marks a run recorded by a loop outside benchgen
-EXTERNAL_LOOP = "external_loop"
 #: the Gymnasium namespace of benchgen's tasks
 GYM_NAMESPACE = "benchgen"
 
@@ -142,18 +140,17 @@ class Recording:
         self.seed, self.task = seed, task
         self.run_dir = RunDir(out)
         if self.run_dir.is_run():
-            meta = self.run_dir.meta()
+            record = self.run_dir.record()
             wanted = {"suite": suite, "tasks": [task], "agent": agent, "protocol_choice": choice}
-            recorded = {k: meta.get(k) for k in wanted}
-            if not meta.get(EXTERNAL_LOOP) or recorded != wanted or meta["run"]["seeds"] != [seed]:
+            recorded = {k: getattr(record, k) for k in wanted}
+            if not record.external_loop or recorded != wanted or record.seeds != [seed]:
                 raise UsageError(
-                    f"{out} holds another run ({meta.get('agent')} on {meta.get('suite')} {meta.get('tasks')}); "
-                    "pick another directory"
+                    f"{out} holds another run ({record.agent} on {record.suite} {record.tasks}); pick another directory"
                 )
-            if budget is not None and budget != meta.get("budget"):  # a continued run keeps its budget
+            if budget is not None and budget != record.budget:  # a continued run keeps its budget
                 raise UsageError(
-                    f"{out} is a run with a budget of {meta.get('budget'):,} {meta.get('budget_unit', '')}, not "
-                    f"{budget:,}; continue it with budget={meta.get('budget')} (or None), or record into another directory"
+                    f"{out} is a run with a budget of {record.budget:,} {record.budget_unit}, not "
+                    f"{budget:,}; continue it with budget={record.budget} (or None), or record into another directory"
                 )
         else:
             budget = self.suite.default_budget if budget is None else budget
@@ -172,7 +169,9 @@ class Recording:
                 | {budget}
             )
             resolved = ResolvedRun(run, _OwnLoopConfig(), self.suite, spec, None, [task], budget, checkpoints, choice)
-            meta = {**run_metadata(registry, resolved), EXTERNAL_LOOP: True, "agent_config": dict(config or {})}
+            meta = dataclasses.replace(
+                run_metadata(registry, resolved), external_loop=True, agent_config=dict(config or {})
+            )
             unit = Unit(f"{TRAIN}-{task}-s{seed}", 0, TRAIN, [task], seed, self.suite.to_frames(budget))
             RunDir.create(out, meta, [unit])
         self._lock = self.run_dir.lock()

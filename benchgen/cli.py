@@ -549,7 +549,7 @@ def cmd_evaluate(args) -> int:
     name = (Path(given).stem if given.endswith((".yaml", ".yml")) else given) if given else ""
     source = Path(os.path.abspath(args.run_dir))  # (`.` and `runs/base/..` have a name too)
     out = args.out or source.with_name(f"{source.name}-eval" + (f"-{name}" if name else ""))
-    run_dir = RunDir.create(out, {**run_metadata(reg, resolved), **extra}, units)
+    run_dir = RunDir.create(out, dataclasses.replace(run_metadata(reg, resolved), **extra), units)
     schedule = extra["reevaluation"]["schedule"]
     quota = f"{schedule['episodes']:,} episodes" if schedule["episodes"] else f"{schedule['frames']:,} frames"
     print(
@@ -609,19 +609,19 @@ def _resume_run(args, run_dir) -> int:
     from benchgen.run.execute import preflight
     from benchgen.run.plan import drift, resolve_from_meta, validate_run_config
 
-    meta = run_dir.meta()
-    if meta.get("external_loop"):
+    record = run_dir.record()
+    if record.external_loop:
         raise UsageError(
             f"{run_dir.path} was recorded by a training loop outside benchgen (benchgen.api.Recording); "
             "run that script again to continue it"
         )
-    resolved = resolve_from_meta(args.registry, meta)
+    resolved = resolve_from_meta(args.registry, record)
     if args.no_progress:
         resolved.run.progress = False
     if getattr(args, "progress_every", None) is not None:
         resolved.run.progress_every = args.progress_every
     validate_run_config(resolved.run, resolved.suite)
-    changed = drift(meta, resolved)
+    changed = drift(record, resolved)
     if changed and not args.force:
         shown = ", ".join(f"{k} ({v[0]} -> {v[1]})" for k, v in list(changed.items())[:4])
         more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""

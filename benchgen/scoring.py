@@ -8,12 +8,22 @@ al. 2013 (section 4.1) define the general form ``(s - r_min) / (r_max - r_min)``
 choices of the range (the random score alone, a baseline set, the algorithms compared); SABER's
 equations are its reference-score case with ``r_min`` the random score. Aggregates follow SABER: the median is the headline, the mean caps infinite gameplay
 at 200%, and five classes bin the normalized scores.
+
+Every normalizer lives here: :class:`Scorer` (SABER's, against the random score and a reference
+table: world record, human, another agent), :func:`resolve_baseline` (``--baseline``, a table at
+one of its checkpoints included), :class:`Normalizer` over a scorer, and
+:class:`RangeNormalizer` (Bellemare et al.'s baseline-set and inter-algorithm ranges).
+``benchgen compare``, ``benchgen report`` and the suites' published tables use these.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
+import dataclasses
 import math
+import re
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -351,3 +361,169 @@ def strict_json(value):
     if isinstance(value, np.generic):
         return strict_json(value.item())
     return value
+
+
+# -- reference tables at a checkpoint -------------------------------------------------------
+_CKPT = re.compile(r"^(?:(frames|timesteps|steps)_)?(\d+(?:\.\d+)?)([kmgb]?)$", re.IGNORECASE)
+_MULT = {"": 1, "k": 1_000, "m": 1_000_000, "g": 1_000_000_000, "b": 1_000_000_000}
+
+
+def parse_checkpoint_label(label: str) -> tuple[str | None, int] | None:
+    """``'frames_10M'`` -> ``('frames', 10_000_000)``; ``'200M'`` -> ``(None, 200_000_000)``;
+    None if ``label`` names no amount.
+
+    >>> parse_checkpoint_label("frames_10M")
+    ('frames', 10000000)
+    >>> parse_checkpoint_label("2.5k")
+    (None, 2500)
+    >>> parse_checkpoint_label("final") is None
+    True
+    """
+    m = _CKPT.match(label.strip())
+    if not m:
+        return None
+    unit, number, mult = m.groups()
+    if unit == "steps":
+        unit = "timesteps"
+    return unit, round(float(number) * _MULT[mult.lower()])
+
+
+def at_checkpoint(table: ReferenceScores, label: str) -> ReferenceScores:
+    """``NAME@10M``: the table's scores at one checkpoint, as a table of its own (SABER eq. 2
+    against a reference agent at a given training time)."""
+    wanted = parse_checkpoint_label(label)
+    for key, scores in table.by_checkpoint.items():
+        parsed = parse_checkpoint_label(str(key))
+        if str(key) == label or (wanted and parsed and parsed[1] == wanted[1]):
+            return ReferenceScores(
+                name=f"{table.name}@{label}",
+                scores=dict(scores),
+                description=f"{table.description} at {key}".strip(),
+                random=dict(table.random),
+            )
+    known = ", ".join(map(str, table.by_checkpoint)) or "none"
+    raise UsageError(f"reference '{table.name}' has no checkpoint '{label}' (it has: {known})")
+
+
+# -- normalizers: compare, reports and the published tables use these -----------------------------------------------------------------------------
+def resolve_baseline(
+    scorer: Scorer, tables: dict[str, ReferenceScores], baseline: str | None
+) -> tuple[Scorer, str | None, list[str]]:
+    """A copy of the suite's scorer that also knows the reference ``tables`` (published agents,
+    user CSVs), and the baseline name to normalize against (None: raw scores).
+
+    ``baseline`` is None (the scorer's default, raw if the suite has none), ``raw``, a baseline or
+    reference-agent name, ``NAME@CHECKPOINT`` (a reference agent at one of its checkpoints, e.g.
+    ``rainbow_iqn@10M``: SABER eq. 2), or a CSV file with columns task,score.
+    """
+    ext = copy.copy(scorer)
+    ext.references = {**tables, **scorer.references}
+    if baseline == "raw":
+        return ext, None, ["scores are raw (--baseline raw)"]
+    if baseline is None:
+        if not scorer.random_scores:
+            return ext, None, ["the suite has no normalization baselines: scores are raw"]
+        try:
+            table = ext.reference(None)
+        except UsageError:
+            return (
+                ext,
+                None,
+                [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"],
+            )
+    else:
+        try:
+            table = ext.reference(baseline)  # a suite's scorer may resolve NAME@CHECKPOINT itself
+        except UsageError:
+            if "@" not in baseline or Path(baseline).exists():
+                raise
+            name, _, label = baseline.partition("@")
+            table = at_checkpoint(ext.reference(name), label)
+    if not scorer.random_scores:
+        raise UsageError(f"suite has no random scores, so --baseline {baseline} cannot normalize; use --baseline raw")
+    notes = []
+    infinite = sorted(t for t, w in table.scores.items() if math.isinf(w))
+    if infinite:  # SABER eq. 2 needs a finite yardstick: such tasks are reported raw
+        table = dataclasses.replace(table, scores={t: w for t, w in table.scores.items() if not math.isinf(w)})
+        notes.append(
+            f"baseline {table.name} reached infinite gameplay on {', '.join(infinite)}: no finite "
+            "yardstick there, so these tasks are reported raw"
+        )
+    ext.references[table.name] = table
+    return ext, table.name, notes
+
+
+class Normalizer:
+    """Raw per-task scores -> the scorer's normalized scores (``(a - r) / |w - r|``), through
+    ``Scorer.score`` so a suite's own rules apply; tasks it cannot normalize come back NaN."""
+
+    #: SABER's score classes apply (they are defined on reference-normalized scores)
+    classes = True
+
+    def __init__(self, scorer: Scorer, baseline: str | None):
+        self.scorer = scorer
+        self.baseline = baseline
+
+    @property
+    def active(self) -> bool:
+        return self.baseline is not None
+
+    def row(self, raw: dict[str, float]) -> dict[str, float]:
+        if not self.active:
+            return dict(raw)
+        finite_or_inf = {t: v for t, v in raw.items() if not (isinstance(v, float) and math.isnan(v))}
+        return self.scorer.score(finite_or_inf, self.baseline)["per_task"]
+
+    def matrix(self, raw: np.ndarray, tasks: list[str]) -> np.ndarray:
+        """Normalize a (rows x tasks [x points]) array."""
+        if not self.active:
+            return raw.astype(float).copy()
+        flat = raw.reshape(raw.shape[0], raw.shape[1], -1)
+        out = np.full(flat.shape, np.nan)
+        for i in range(flat.shape[0]):
+            for k in range(flat.shape[2]):
+                norm = self.row({t: float(flat[i, j, k]) for j, t in enumerate(tasks)})
+                for j, t in enumerate(tasks):
+                    out[i, j, k] = norm.get(t, np.nan)
+        return out.reshape(raw.shape)
+
+    def normalizable(self, tasks: list[str]) -> list[str]:
+        """Tasks the baseline covers (all of them in raw mode)."""
+        if not self.active:
+            return list(tasks)
+        probe = self.scorer.score({t: 0.0 for t in tasks}, self.baseline)["per_task"]
+        return [t for t in tasks if t in probe]
+
+
+class RangeNormalizer(Normalizer):
+    """Bellemare et al. 2013, section 4.1: ``(s - r_min) / (r_max - r_min)`` per task, with the
+    range taken from a *baseline set* of reference scores (4.1.2: e.g. Random, Const and Perturb)
+    or from the *algorithms compared* themselves (4.1.3: 0 = the worst of them, 1 = the best).
+    Tasks whose range is empty (all scores equal) cannot be normalized and are left out."""
+
+    classes = False
+
+    def __init__(self, ranges: dict[str, tuple[float, float]], label: str):
+        super().__init__(None, label)
+        self.ranges = {t: (lo, hi) for t, (lo, hi) in ranges.items() if math.isfinite(lo) and hi > lo}
+
+    def row(self, raw: dict[str, float]) -> dict[str, float]:
+        out = {}
+        for task, value in raw.items():
+            if task in self.ranges and not math.isnan(value):
+                lo, hi = self.ranges[task]
+                out[task] = value if math.isinf(value) else (value - lo) / (hi - lo)
+        return out
+
+    def normalizable(self, tasks: list[str]) -> list[str]:
+        return [t for t in tasks if t in self.ranges]
+
+
+def score_ranges(tables: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """Per task, the (lowest, highest) finite score over ``tables``."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for table in tables:
+        for task, value in table.items():
+            if math.isfinite(value):
+                values[task].append(float(value))
+    return {t: (min(v), max(v)) for t, v in values.items()}

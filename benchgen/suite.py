@@ -176,9 +176,16 @@ def load_split_yaml(path: str | Path, suite: str | None = None) -> Split:
     )
 
 
+# The one conversion between a budget unit and emulator frames: a suite's methods below, a
+# recorded run's (``benchgen.results.record.RunRecord``) and every report use these two.
 def budget_to_frames(amount: int, budget_unit: str, frames_per_step: int) -> int:
     """An amount in a suite's budget unit ("frames" or "timesteps") as emulator frames."""
     return int(amount) if budget_unit == "frames" else int(amount) * int(frames_per_step)
+
+
+def frames_to_budget(frames: int, budget_unit: str, frames_per_step: int) -> int:
+    """Emulator frames in a suite's budget unit (whole agent steps, rounded down, for timesteps)."""
+    return int(frames) if budget_unit == "frames" else int(frames) // int(frames_per_step)
 
 
 class Suite(abc.ABC):
@@ -227,8 +234,20 @@ class Suite(abc.ABC):
         return budget_to_frames(amount, self.budget_unit, self.frames_per_step)
 
     def from_frames(self, frames: int) -> int:
-        """Emulator frames in ``budget_unit`` (whole agent steps for timesteps)."""
-        return int(frames) if self.budget_unit == "frames" else int(frames) // self.frames_per_step
+        """Emulator frames in ``budget_unit`` (whole agent steps, rounded down, for timesteps)."""
+        return frames_to_budget(frames, self.budget_unit, self.frames_per_step)
+
+    def budget_from_frames(self, frames: int) -> int:
+        """A budget given in emulator frames (``--frames``) in ``budget_unit``; a one-line
+        ``UsageError`` if it is not a whole number of the unit (never silently rounded)."""
+        budget = self.from_frames(frames)
+        if self.to_frames(budget) != int(frames):
+            below, above = self.to_frames(budget), self.to_frames(budget + 1)
+            raise UsageError(
+                f"--frames {frames} is not a whole number of {self.name}'s agent steps ({self.frames_per_step} "
+                f"frames each); give --frames {below} or {above} (or --timesteps {budget} or {budget + 1})"
+            )
+        return budget
 
     def from_timesteps(self, steps: int) -> int:
         """Agent steps (timesteps) in ``budget_unit``."""

@@ -74,7 +74,7 @@ def measure(ray, workers: int, n_steps: int, epochs: int, rounds: int) -> dict[s
     group = DataParallelGroup(
         ray,
         factory,
-        PPOWorkerProgram(config, environment),
+        PPOWorkerProgram(config, environment, PPOAgent),
         workers=workers,
         envs_per_worker=1,
         unit_seed=0,

@@ -65,14 +65,14 @@ class _EvaluateActions(torch.nn.Module):
 class PPOWorkerProgram(WorkerProgram):
     """One joint-PPO worker: SB3 PPO over its environments, gradients averaged through DDP."""
 
-    def __init__(self, config: PPOConfig, environment: AgentEnvironment):
-        self.config, self.environment = config, environment
+    def __init__(self, config: PPOConfig, environment: AgentEnvironment, agent_class: type):
+        # ``agent_class``: the single-process agent (``PPOAgent``), whose SB3 settings the worker
+        # takes; handed in by the agent, so that this module does not import it back
+        self.config, self.environment, self.agent_class = config, environment, agent_class
         self.model: PPO | None = None
 
     def setup(self, env, rank: int, world_size: int, averager: GradientAverager, state: Any, seed: int) -> None:
-        from benchgen_agents.ppo.agent import PPOAgent  # the single-process agent's SB3 settings
-
-        agent = PPOAgent(self.config, self.environment)
+        agent = self.agent_class(self.config, self.environment)
         vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
         set_random_seed(seed)  # this worker's action sampling and minibatch shuffles
         model = PPO(
@@ -150,7 +150,7 @@ def learn_data_parallel(agent, ctx: TrainingContext, state: dict[str, Any]) -> d
     group = DataParallelGroup(
         ctx.ray(),
         ctx.remote_envs(),
-        PPOWorkerProgram(cfg, agent.environment),
+        PPOWorkerProgram(cfg, agent.environment, type(agent)),
         workers=cfg.workers,
         envs_per_worker=envs,
         unit_seed=ctx.seed,

@@ -67,13 +67,13 @@ def adopt(agent, state: dict[str, Any]) -> None:
 class RainbowWorkerProgram(WorkerProgram):
     """One Algorithm 2 worker: a Rainbow agent over its environments and its own replay."""
 
-    def __init__(self, config, environment: AgentEnvironment):
-        self.config, self.environment = config, environment
+    def __init__(self, config, environment: AgentEnvironment, agent_class: type):
+        # ``agent_class``: the single-process agent (``RainbowAgent``), handed in by the agent so
+        # that this module does not import it back
+        self.config, self.environment, self.agent_class = config, environment, agent_class
 
     def setup(self, env, rank: int, world_size: int, averager: GradientAverager, state: Any, seed: int) -> None:
-        from benchgen_agents.rainbow.agent import RainbowAgent
-
-        agent = RainbowAgent(self.config, self.environment)
+        agent = self.agent_class(self.config, self.environment)
         adopt(agent, state)
         agent.generator.manual_seed(seed)  # this worker's noise samples
         agent.np_rng = np.random.default_rng(seed)  # its replay sampling and random actions
@@ -145,7 +145,7 @@ def learn_data_parallel(agent, ctx: TrainingContext) -> None:
     group = DataParallelGroup(
         ctx.ray(),
         ctx.remote_envs(),
-        RainbowWorkerProgram(cfg, agent.environment),
+        RainbowWorkerProgram(cfg, agent.environment, type(agent)),
         workers=cfg.workers,
         envs_per_worker=cfg.envs_per_worker,
         unit_seed=ctx.seed,

@@ -16,7 +16,7 @@ BASE_COLUMNS = ["task", "seed", "episode", "frames_total", "length_frames", "sco
 def episode_rows(run_dir: Path) -> tuple[list[str], list[dict]]:
     """Column names and rows (dicts) of every recorded episode, in recording order."""
     rundir = RunDir(run_dir)
-    extra_cols = list(rundir.meta().get("episode_fields", []))
+    extra_cols = list(rundir.record().episode_fields)
     columns = BASE_COLUMNS + extra_cols + ["end_reason", "phase", "unit_id", "env_index", "events", "wall_time"]
     store = rundir.store(readonly=True)
     rows = []

@@ -21,7 +21,7 @@ from benchgen.phases import JOINT, REEVAL, REPORT_ORDER, TRAIN, TRANSFER, VIDEO,
 from benchgen.protocols import protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures
-from benchgen.results.compare.gather import Run, load_phases, to_frames, views_of
+from benchgen.results.compare.gather import Run, load_phases, views_of
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES
@@ -33,13 +33,6 @@ PHASE_ORDER = list(REPORT_ORDER)
 def _phase_rank(phase: str) -> tuple[int, str]:
     """Where a phase goes in the report: ``PHASE_ORDER``, then any other (by name)."""
     return (PHASE_ORDER.index(phase) if phase in PHASE_ORDER else len(PHASE_ORDER), phase)
-
-
-def to_budget_unit(meta: dict, frames: int) -> int:
-    """Emulator frames in the run's budget unit (whole agent steps for timesteps)."""
-    if meta.get("budget_unit", "frames") == "frames":
-        return int(frames)
-    return int(frames) // int(meta.get("frames_per_step", 1))
 
 
 def _short_zeroshot(runs: dict[str, Run], units, wanted: int) -> dict[str, int]:
@@ -62,18 +55,18 @@ def task_scores(run: Run, scorer, upto_frames: int | None = None) -> dict[str, d
 def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     """One run's report: the same reading and per-task scoring as ``benchgen compare``, per phase."""
     run_dir = Path(run_dir)
-    meta = RunDir(run_dir).meta()
+    record = RunDir(run_dir).record()
     registry = get_registry()
-    suite = registry.suite(meta["suite"])
+    suite = registry.suite(record.suite)
     scorer = registry.scorer(suite)
     if baseline is None:  # the run's protocol may have a yardstick of its own (Atari 100K: human_atari100k)
-        preferred = scorer.default_baseline_for(meta.get("protocol") or {})
+        preferred = scorer.default_baseline_for(record.protocol or {})
         baseline = preferred if preferred != scorer.default_baseline else None
     runs = load_phases(run_dir, run_dir.name)
     store = RunDir(run_dir).store(readonly=True)
     try:
         units = store.units()
-        split = meta.get("split") or {}
+        split = record.split or {}
         transfer = (
             transfer_rows(store, list(split.get("train", ())), list(split.get("test", ())), scorer)
             if has_transfer_units(store)
@@ -81,7 +74,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         )
     finally:
         store.close()
-    wanted = meta["run"]["zeroshot_episodes"]
+    wanted = record.run["zeroshot_episodes"]
     short = _short_zeroshot(runs, units, wanted)
     # the transfer phases (and their evaluation rounds) mix several joint checkpoints: reported
     # as curves, not as a phase
@@ -93,28 +86,28 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     default_budget = suite.default_budget
     report: dict[str, Any] = {
         "run_dir": str(run_dir),
-        "suite": meta["suite"],
-        "agent": meta["agent"],
-        "budget": meta["budget"],
-        "budget_unit": meta["budget_unit"],
-        "protocol_length": meta["budget"] >= default_budget,
+        "suite": record.suite,
+        "agent": record.agent,
+        "budget": record.budget,
+        "budget_unit": record.budget_unit,
+        "protocol_length": record.budget >= default_budget,
         "protocol_budget": default_budget,
-        "task_score_rule": meta.get("task_score_rule"),
+        "task_score_rule": record.task_score_rule,
         # the named protocol (None for a suite with one) and a custom protocol's changed values
-        "protocol": protocol_label(meta.get("protocol") or {}),
+        "protocol": protocol_label(record.protocol or {}),
         # a re-evaluation run (``benchgen evaluate``): the protocol its agents were trained under
         "reevaluation": {
-            k: v for k, v in (meta.get("reevaluation") or {}).items() if k in ("source_run", "source_protocol_label")
+            k: v for k, v in (record.reevaluation or {}).items() if k in ("source_run", "source_protocol_label")
         },
         # the file's changes, when they changed anything (a value equal to the preset's does not)
-        "protocol_changes": (meta.get("protocol_choice") or {}).get("changes") or {}
-        if (meta.get("protocol") or {}).get("protocol") == "custom"
+        "protocol_changes": (record.protocol_choice or {}).get("changes") or {}
+        if (record.protocol or {}).get("protocol") == "custom"
         else {},
-        "seeds": meta["run"]["seeds"],
-        "view_labels": views_of(meta),
+        "seeds": record.seeds,
+        "view_labels": views_of(record),
         "phases": {},
         # per seed and joint checkpoint: zero-shot and fine-tuning means (benchgen.results.transfer)
-        "transfer": [dict(row, joint_budget_units=to_budget_unit(meta, row["frames"])) for row in transfer],
+        "transfer": [dict(row, joint_budget_units=record.from_frames(row["frames"])) for row in transfer],
     }
     for phase in phases:
         run = runs.get(phase)
@@ -126,10 +119,10 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
             # a reporting point counts once every unit of the phase played past it; the others
             # are named as not reached, never filled with an earlier score
             played = min((u.frames_done for u in members), default=0)
-            reached = [c for c in meta["checkpoints"] if to_frames(meta, c) <= played]
-            section["checkpoints"] = {str(c): task_scores(run, scorer, to_frames(meta, c)) for c in reached}
-            section["not_reached"] = [c for c in meta["checkpoints"] if c not in reached]
-        final = task_scores(run, scorer) if run else {view: {} for view in views_of(meta)}
+            reached = [c for c in record.checkpoints if record.to_frames(c) <= played]
+            section["checkpoints"] = {str(c): task_scores(run, scorer, record.to_frames(c)) for c in reached}
+            section["not_reached"] = [c for c in record.checkpoints if c not in reached]
+        final = task_scores(run, scorer) if run else {view: {} for view in views_of(record)}
         section["final"] = final
         try:
             section["normalized"] = scorer.score(final["score"], baseline)
@@ -351,7 +344,7 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Pa
         if run is None or phase in (ZEROSHOT, REEVAL) or not run.series:
             continue
         grid = figures.frame_grid(run)
-        x = grid if unit == "frames" else grid // run.meta.get("frames_per_step", 1)
+        x = grid if unit == "frames" else grid // run.record.frames_per_step
         norm = sec["normalized"]
         if norm.get("classes"):
             baseline = norm["baseline"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import shutil
 import stat
@@ -34,22 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from benchgen.errors import UsageError
+from benchgen.results.record import RUN_FILE, RunRecord
 from benchgen.results.store import DB_NAME, ResultsStore, Unit, check_unit_id
 
-RUN_FILE = "run.json"
-#: the entries of ``run.json`` every reader relies on, and their JSON types
-META_KEYS: dict[str, tuple[type, ...]] = {
-    "suite": (str,),
-    "agent": (str,),
-    "run": (dict,),
-    "agent_config": (dict,),
-    "tasks": (list,),
-    "split": (dict, type(None)),
-    "budget": (int,),
-    "budget_unit": (str,),
-    "frames_per_step": (int,),
-    "checkpoints": (list,),
-}
 CHECKPOINT_FILE = "checkpoint.json"
 PID_FILE = "worker.pid"
 LOCK_FILE = "run.lock"
@@ -151,8 +137,9 @@ class RunDir:
         """Whether the directory holds a run (its metadata and its store)."""
         return self.meta_file.is_file() and self.db_file.is_file()
 
-    def meta(self) -> dict[str, Any]:
-        """The run's metadata (``run.json``); one-line error if this is not a run directory."""
+    def record(self) -> RunRecord:
+        """The run's record (``run.json``, migrated from an older format); one-line error if this
+        is not a run directory or the record is damaged."""
         if not self.is_run():
             raise UsageError(f"{self.path} is not a benchgen run directory (no {RUN_FILE} / {DB_NAME})")
         if self.db_file.stat().st_size == 0:
@@ -160,17 +147,11 @@ class RunDir:
                 f"{self.db_file} is empty (0 bytes): the run's episodes are gone; restore the file "
                 "from a copy of the run"
             )
-        try:
-            meta = json.loads(self.meta_file.read_text())
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"{self.meta_file} cannot be read ({exc}); restore it from a copy of the run")
-        if not isinstance(meta, dict):
-            raise UsageError(f"{self.meta_file} is not a run's metadata; restore it from a copy of the run")
-        for key, kinds in META_KEYS.items():
-            if key not in meta or not isinstance(meta[key], kinds) or isinstance(meta[key], bool):
-                what = "lacks its" if key not in meta else "has a damaged"
-                raise UsageError(f"{self.meta_file} {what} '{key}' entry; restore it from a copy of the run")
-        return meta
+        return RunRecord.read(self.meta_file)
+
+    def meta(self) -> dict[str, Any]:
+        """The run's record as plain JSON (for plugin commands that print or pass it on)."""
+        return self.record().to_json()
 
     def check_present(self) -> None:
         """One line if the directory was removed (or moved) while a run was going in it."""
@@ -250,8 +231,8 @@ class RunDir:
         )
 
     @classmethod
-    def create(cls, path: str | Path, meta: dict[str, Any], units: Iterable[Unit]) -> RunDir:
-        """Write a new run: metadata and planned units. Refuses a directory that holds anything.
+    def create(cls, path: str | Path, record: RunRecord, units: Iterable[Unit]) -> RunDir:
+        """Write a new run: its record and planned units. Refuses a directory that holds anything.
 
         The run is assembled under a temporary name beside ``path`` and renamed into place, so a
         process killed meanwhile leaves no half-made run behind."""
@@ -271,7 +252,7 @@ class RunDir:
         except OSError as exc:
             raise UsageError(f"cannot create the run directory {target} ({exc.strerror or exc}); pick another --out")
         try:
-            (tmp / RUN_FILE).write_text(json.dumps(meta, indent=2, default=str))
+            record.write(tmp / RUN_FILE)
             store = ResultsStore(tmp / DB_NAME)
             try:
                 store.add_units(units)
@@ -286,9 +267,9 @@ class RunDir:
     def record_forced_resume(self, changes: dict[str, Any]) -> None:
         """Note in ``run.json`` that the run was resumed (``resume --force``) under a protocol or
         software that differs from what it recorded: ``forced_resumes``, one entry per resume."""
-        meta = self.meta()
-        meta.setdefault("forced_resumes", []).append({"at": time.time(), "changes": changes})
-        write_atomically(self.meta_file, lambda tmp: tmp.write_text(json.dumps(meta, indent=2, default=str)))
+        record = self.record()
+        record.forced_resumes.append({"at": time.time(), "changes": changes})
+        write_atomically(self.meta_file, record.write)
 
     # -- units -----------------------------------------------------------------------------------
     # (each checked to stay inside the run: see :meth:`inside`)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from benchgen.results.store import Unit
-    from benchgen.run.plan import ResolvedRun
+    from benchgen.run.resolved import ResolvedRun
 
 #: a total beyond this gets a warning in the plan
 DAY_SECONDS = 24 * 3600

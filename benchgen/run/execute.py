@@ -35,7 +35,7 @@ def preflight(r: ResolvedRun) -> None:
     here, not after the run directory exists), and a ``--from`` checkpoint loads into it (a
     crafted, foreign or damaged one is refused here too)."""
     if r.run.executor == "ray":
-        from benchgen.run.ray_cluster import connect
+        from benchgen.run.ray_connect import connect
 
         connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
     from benchgen.run.unit import build_agent

@@ -65,7 +65,7 @@ def _unit_process(run_dir: str, unit_id: str, threads: int, parent_pid: int) -> 
     rundir = RunDir(run_dir)
     try:
         with rundir.unit_lock(unit_id):
-            execute_unit(rundir, resolve_from_meta(get_registry(), rundir.meta()), unit_id)
+            execute_unit(rundir, resolve_from_meta(get_registry(), rundir.record()), unit_id)
     except StopRequested:
         sys.exit(130)
 

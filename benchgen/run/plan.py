@@ -13,7 +13,6 @@ import platform
 import sys
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +31,12 @@ from benchgen.phases import (
     ZEROSHOT,
 )
 from benchgen.registry import Registry
+from benchgen.results.record import RunRecord
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
 from benchgen.run.budget import describe_vector_steps, planned_frames
 from benchgen.run.cost import describe_cost
+from benchgen.run.resolved import ResolvedRun
 from benchgen.suite import Split, Suite
 
 #: distributions whose versions every run records
@@ -46,29 +47,6 @@ TASK_SAMPLINGS = ("fixed", "episode")
 MAX_SEED = 2**32 - 1
 #: a budget beyond this (10^15 frames, years of emulation) is a typo, and would overflow SQLite
 MAX_FRAMES = 10**15
-
-
-@dataclass
-class ResolvedRun:
-    """Everything a run needs, resolved from the user's input."""
-
-    run: RunConfig
-    agent_config: Any
-    suite: Suite
-    spec: AgentSpec
-    split: Split | None
-    tasks: list[str]
-    budget: int
-    checkpoints: list[int]
-    #: ``--protocol`` as data (``benchgen.protocols.parse_choice``); None: the suite's default
-    protocol_choice: dict[str, Any] | None = None
-    #: a re-evaluation run's one round (``EvaluationSchedule`` fields; ``benchgen.run.studies``)
-    reevaluation: dict[str, Any] | None = None
-
-    @property
-    def num_envs(self) -> int:
-        """Sub-environments per unit: ``--num-envs``, else the agent's default, else the suite's."""
-        return int(self.run.num_envs or self.spec.default_num_envs or self.suite.default_num_envs)
 
 
 def validate_run_config(run: RunConfig, suite: Suite) -> None:
@@ -342,44 +320,44 @@ def versions() -> dict[str, str]:
     return out
 
 
-def run_metadata(registry: Registry, r: ResolvedRun) -> dict[str, Any]:
+def run_metadata(registry: Registry, r: ResolvedRun) -> RunRecord:
     """What ``run.json`` records: the resolved run, its protocol and the software that ran it."""
-    return {
-        "run": to_dict(r.run),
-        "agent_config": to_dict(r.agent_config),
-        "suite": r.suite.name,
-        "agent": r.spec.name,
-        "joint": r.spec.joint,
-        "tasks": r.tasks,
-        "split": dataclasses.asdict(r.split) if r.split else None,
-        "budget": r.budget,
-        "budget_unit": r.suite.budget_unit,
-        "frames_per_step": r.suite.frames_per_step,
-        "checkpoints": r.checkpoints,
-        "protocol": r.suite.protocol(),
+    return RunRecord(
+        run=to_dict(r.run),
+        agent_config=to_dict(r.agent_config),
+        suite=r.suite.name,
+        agent=r.spec.name,
+        joint=r.spec.joint,
+        tasks=list(r.tasks),
+        split=dataclasses.asdict(r.split) if r.split else None,
+        budget=r.budget,
+        budget_unit=r.suite.budget_unit,
+        frames_per_step=r.suite.frames_per_step,
+        checkpoints=list(r.checkpoints),
+        protocol=r.suite.protocol(),
         # the --protocol choice as data (a custom file's values, not its path): resume rebuilds it
-        "protocol_choice": r.protocol_choice,
-        "suite_version": r.suite.version,
-        "task_score_rule": r.suite.task_score_rule,
-        "episode_fields": list(r.suite.episode_fields),
-        "score_views": dict(r.suite.score_views),
-        "plugins": registry.plugin_versions(),
-        "versions": versions(),
-        "created_at": time.time(),
+        protocol_choice=r.protocol_choice,
+        suite_version=r.suite.version,
+        task_score_rule=r.suite.task_score_rule,
+        episode_fields=list(r.suite.episode_fields),
+        score_views=dict(r.suite.score_views),
+        plugins=registry.plugin_versions(),
+        versions=versions(),
+        created_at=time.time(),
         # the run's identity: made once, kept by copies, so a comparison can tell a copy of a run
         # from another run
-        "run_id": uuid.uuid4().hex,
-        "command": sys.argv,
-    }
+        run_id=uuid.uuid4().hex,
+        command=list(sys.argv),
+    )
 
 
-def drift(meta: dict[str, Any], r: ResolvedRun) -> dict[str, tuple[Any, Any]]:
+def drift(record: RunRecord, r: ResolvedRun) -> dict[str, tuple[Any, Any]]:
     """What differs between a run as recorded and the suite and software installed now:
     ``name -> (recorded, installed)`` for each protocol parameter, the suite's version and the
     version of each distribution a result depends on (Python included, the OS's build not)."""
-    recorded = {f"protocol.{k}": v for k, v in (meta.get("protocol") or {}).items()}
-    recorded["suite_version"] = meta.get("suite_version")
-    recorded |= {f"version.{k}": v for k, v in (meta.get("versions") or {}).items() if k != "platform"}
+    recorded = {f"protocol.{k}": v for k, v in (record.protocol or {}).items()}
+    recorded["suite_version"] = record.suite_version
+    recorded |= {f"version.{k}": v for k, v in (record.versions or {}).items() if k != "platform"}
     now = {f"protocol.{k}": v for k, v in json.loads(json.dumps(r.suite.protocol(), default=str)).items()}
     now["suite_version"] = r.suite.version
     now |= {f"version.{k}": v for k, v in versions().items() if k != "platform"}
@@ -391,20 +369,21 @@ def create_run(registry: Registry, r: ResolvedRun, out: str | Path) -> RunDir:
     return RunDir.create(out, run_metadata(registry, r), plan_units(r))
 
 
-def resolve_from_meta(registry: Registry, meta: dict[str, Any]) -> ResolvedRun:
-    """Rebuild the resolved run from a run directory's saved config (resume, workers)."""
-    run = build_dataclass(RunConfig, meta["run"], "saved run config")
-    spec = registry.agent(meta["agent"])
+def resolve_from_meta(registry: Registry, record: RunRecord) -> ResolvedRun:
+    """Rebuild the resolved run from a run directory's record (resume, workers)."""
+    run = build_dataclass(RunConfig, record.run, "saved run config")
+    spec = registry.agent(record.agent)
     fields = {f.name for f in dataclasses.fields(spec.config_class) if f.init}
     agent_config = build_dataclass(
-        spec.config_class, {k: v for k, v in meta["agent_config"].items() if k in fields}, f"{spec.name} config"
+        spec.config_class, {k: v for k, v in record.agent_config.items() if k in fields}, f"{spec.name} config"
     )
-    choice = meta.get("protocol_choice")
-    suite = spec.suite_for(protocols.apply_choice(registry.suite(meta["suite"]), choice))
+    choice = record.protocol_choice
+    suite = spec.suite_for(protocols.apply_choice(registry.suite(record.suite), choice))
     split = None
-    if meta["split"]:
-        split = Split(**{**meta["split"], "train": tuple(meta["split"]["train"]), "test": tuple(meta["split"]["test"])})
-    reevaluation = (meta.get("reevaluation") or {}).get("schedule")
+    if record.split:
+        s = record.split
+        split = Split(**{**s, "train": tuple(s["train"]), "test": tuple(s["test"])})
+    reevaluation = (record.reevaluation or {}).get("schedule")
     return ResolvedRun(
-        run, agent_config, suite, spec, split, meta["tasks"], meta["budget"], meta["checkpoints"], choice, reevaluation
+        run, agent_config, suite, spec, split, record.tasks, record.budget, record.checkpoints, choice, reevaluation
     )

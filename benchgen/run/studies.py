@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from benchgen.errors import UsageError
 from benchgen.inputs import parse_yaml
 from benchgen.phases import REEVAL
 from benchgen.protocols import protocol_label
+from benchgen.results.record import RunRecord
 
 SWEEP_FILE = "sweep.json"
 #: episodes per task of a re-evaluation under a protocol without evaluation phases (Machado et
@@ -241,9 +241,9 @@ def reevaluation_sources(units) -> list:
     return trained
 
 
-def source_label(meta: Mapping[str, Any]) -> str:
+def source_label(record: RunRecord) -> str:
     """How a report names the protocol an agent was trained under."""
-    return protocol_label(meta.get("protocol") or {}) or meta.get("suite", "?")
+    return protocol_label(record.protocol or {}) or record.suite
 
 
 def plan_reevaluation(registry, source: Path, protocol_text: str | None, episodes: int | None):
@@ -261,16 +261,16 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
     src = RunDir(source)
     if not src.is_run():
         raise UsageError(f"{source} is not a benchgen run directory (it needs run.json and results.sqlite)")
-    meta = src.meta()
-    trained = resolve_from_meta(registry, meta)
+    record = src.record()
+    trained = resolve_from_meta(registry, record)
     store = src.store(readonly=True)
     try:
         sources = reevaluation_sources(store.units())
     finally:
         store.close()
     # no --protocol: the run's own protocol (as it recorded its choice), or the suite's only one
-    choice = protocols.parse_choice(protocol_text) if protocol_text is not None else meta.get("protocol_choice")
-    suite = protocols.apply_choice(registry.suite(meta["suite"]), choice)
+    choice = protocols.parse_choice(protocol_text) if protocol_text is not None else record.protocol_choice
+    suite = protocols.apply_choice(registry.suite(record.suite), choice)
     if episodes is not None and episodes <= 0:
         raise UsageError("--episodes must be positive")
     schedule = suite.evaluation_schedule()
@@ -317,9 +317,9 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
         "reevaluation": {
             "schedule": dataclasses.asdict(schedule),
             "source_run": str(Path(source).resolve()),
-            "source_run_id": meta.get("run_id"),
-            "source_protocol": meta.get("protocol"),
-            "source_protocol_label": source_label(meta),
+            "source_run_id": record.run_id,
+            "source_protocol": record.protocol,
+            "source_protocol_label": source_label(record),
             "source_units": {f"{REEVAL}-{u.unit_id}": u.last_checkpoint for u in sources},
         }
     }

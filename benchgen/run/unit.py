@@ -92,7 +92,7 @@ class UnitContext(TrainingContext):
 
     def ray(self):
         if self._ray is None:
-            from benchgen.run.ray_cluster import connect_for_agent
+            from benchgen.run.ray_connect import connect_for_agent
 
             self._ray, self._started_ray = connect_for_agent()
         return self._ray
@@ -115,7 +115,7 @@ class UnitEnvFactory(RemoteEnvFactory):
     def _run(self) -> ResolvedRun:
         from benchgen.registry import get_registry
 
-        return resolve_from_meta(get_registry(), RunDir(self.run_dir).meta())
+        return resolve_from_meta(get_registry(), RunDir(self.run_dir).record())
 
     def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
         r = self._run()

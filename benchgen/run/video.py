@@ -88,10 +88,10 @@ def record_videos(path: str | Path, task: str, checkpoint: int | None = None, ep
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
     run_dir = RunDir(path)
-    meta = run_dir.meta()
-    if task not in meta["tasks"] and task not in ((meta.get("split") or {}).get("test") or []):
-        raise UsageError(f"this run did not play '{task}' (it played {', '.join(meta['tasks'][:6])})")
-    r = resolve_from_meta(get_registry(), meta)
+    record = run_dir.record()
+    if task not in record.tasks and task not in ((record.split or {}).get("test") or []):
+        raise UsageError(f"this run did not play '{task}' (it played {', '.join(record.tasks[:6])})")
+    r = resolve_from_meta(get_registry(), record)
     # the videos' episodes are written into the run's store: not while the run trains (or films)
     with run_dir.lock(then="film it"):
         return _record(run_dir, r, task, checkpoint, episodes)

@@ -278,7 +278,7 @@ class KitRunner:
         stopped = False
         with use_registry(self.registry), instrumented(log):
             rundir = RunDir(path)
-            resolved = resolve_from_meta(self.registry, rundir.meta())
+            resolved = resolve_from_meta(self.registry, rundir.record())
             preflight(resolved)
             try:
                 run_units(rundir, resolved, None)

@@ -58,7 +58,7 @@ the ALE that paper used scored the game otherwise, and a run of today's ROM does
 
 :func:`published_aggregates` recomputes, through :class:`~benchgen_atari_saber.scoring.AtariScorer`
 (world-record and human normalization, median, capped mean, classes) and
-:class:`benchgen.results.compare.gather.RangeNormalizer` (Bellemare et al.'s section 4.1 range
+:class:`benchgen.scoring.RangeNormalizer` (Bellemare et al.'s section 4.1 range
 normalization), every printed aggregate the shipped tables determine:
 
 * SABER Table 3 (median, capped mean and superhuman count of the world-record normalized scores,
@@ -405,7 +405,7 @@ def inter_algorithm_scores(columns: Mapping[str, Mapping[str, float]]) -> dict[s
     """Bellemare et al. 2013, section 4.1.3: each score normalized to the per-game range of the
     algorithms compared (0 = the worst of them, 1 = the best), by benchgen's own range normalizer
     (``benchgen compare --normalization inter-algorithm``). Games where all agree are left out."""
-    from benchgen.results.compare.gather import RangeNormalizer, score_ranges
+    from benchgen.scoring import RangeNormalizer, score_ranges
 
     normalizer = RangeNormalizer(score_ranges([dict(c) for c in columns.values()]), "inter-algorithm")
     return {name: normalizer.row(dict(column)) for name, column in columns.items()}

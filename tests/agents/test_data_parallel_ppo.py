@@ -17,6 +17,7 @@ import torch
 from benchgen.agent import AgentEnvironment
 from benchgen.remote import EpisodeInbox
 from benchgen_agents.data_parallel.engine import DataParallelGroup, RoundPlan
+from benchgen_agents.ppo.agent import PPOAgent
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.data_parallel import PPOWorkerProgram
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
@@ -70,7 +71,6 @@ def _setup(suite: str, workers: int, envs: int = 2):
 def _fresh_state(config: PPOConfig, environment: AgentEnvironment, seed: int = 0):
     from stable_baselines3.common.utils import set_random_seed
 
-    from benchgen_agents.ppo.agent import PPOAgent
     from benchgen_agents.ppo.data_parallel import cpu_copy
 
     set_random_seed(seed)
@@ -86,8 +86,6 @@ def _single_process_update(config, environment, start_state, batches: list[dict]
     """The update one process takes from ``start_state`` on the workers' rollouts concatenated."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.logger import Logger
-
-    from benchgen_agents.ppo.agent import PPOAgent
 
     agent = PPOAgent(config, environment)
     total = sum(b["actions"].shape[0] * b["actions"].shape[1] for b in batches)
@@ -131,7 +129,7 @@ def test_workers_average_gradients_like_one_process_on_the_joined_batch(local_ra
     group = DataParallelGroup(
         local_ray,
         factory,
-        PPOWorkerProgram(config, environment),
+        PPOWorkerProgram(config, environment, PPOAgent),
         workers=workers,
         envs_per_worker=envs,
         unit_seed=0,
@@ -169,7 +167,7 @@ def test_a_killed_worker_is_replaced_from_the_last_synchronized_state(local_ray)
     group = DataParallelGroup(
         local_ray,
         factory,
-        PPOWorkerProgram(config, environment),
+        PPOWorkerProgram(config, environment, PPOAgent),
         workers=2,
         envs_per_worker=2,
         unit_seed=0,

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from benchgen.errors import UsageError
-from benchgen.results.compare.references import at_checkpoint, parse_checkpoint_label, read_reference_csv, scores_at
+from benchgen.results.compare.references import read_reference_csv, scores_at
+from benchgen.scoring import at_checkpoint, parse_checkpoint_label
 from tests.conftest import REPO
 
 SABER = REPO / "plugins" / "atari_saber" / "data" / "rainbow_iqn_saber_training.csv"

@@ -106,7 +106,7 @@ def test_ray_not_installed_is_a_one_line_error(tmp_path):
 
 def test_nothing_else_imports_ray():
     for path in (REPO / "benchgen").rglob("*.py"):
-        if path.name != "ray_cluster.py":
+        if path.name not in ("ray_cluster.py", "ray_connect.py"):
             assert "import ray" not in path.read_text(), path
 
 

@@ -4,7 +4,6 @@ after they were moved."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 
@@ -13,6 +12,7 @@ import pytest
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import get_registry
+from benchgen.results.record import RunRecord
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
 from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
@@ -228,12 +228,11 @@ def test_a_moved_run_resumes_from_its_checkpoint_and_a_missing_one_stops_it(tmp_
 
 
 def test_units_round_trip_through_the_store(tmp_path):
-    run = RunDir.create(tmp_path / "run", {"suite": "toy"}, [Unit("train-a-s0", 0, "train", ["a"], 0, 400)])
+    record = RunRecord("toy", "random", {"seeds": [0]}, {}, ["a"], None, 400, "frames", 4, [400])
+    run = RunDir.create(tmp_path / "run", record, [Unit("train-a-s0", 0, "train", ["a"], 0, 400)])
     store = run.store(readonly=True)
     try:
         assert [u.unit_id for u in store.units()] == ["train-a-s0"]
     finally:
         store.close()
-    assert json.loads((run.path / "run.json").read_text()) == {
-        "suite": "toy"
-    }  # as written (meta() checks a full record)
+    assert run.record() == record

@@ -24,7 +24,7 @@ _DRIVER = r"""
 import json, sys, time
 import ray  # first: Ray puts its bundled psutil on sys.path
 import psutil
-from benchgen.run.ray_cluster import connect
+from benchgen.run.ray_connect import connect
 
 connect(None, 0, 0)
 try:

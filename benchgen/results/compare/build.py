@@ -18,16 +18,7 @@ import numpy as np
 
 from benchgen.errors import UsageError
 from benchgen.results.compare import stats
-from benchgen.results.compare.gather import (
-    Normalizer,
-    RangeNormalizer,
-    check_protocols,
-    load_runs,
-    resolve_baseline,
-    score_ranges,
-    to_frames,
-    views_of,
-)
+from benchgen.results.compare.gather import check_protocols, load_runs, views_of
 from benchgen.results.compare.options import DEFAULTS
 from benchgen.results.compare.references import (
     format_amount,
@@ -37,7 +28,7 @@ from benchgen.results.compare.references import (
     scores_at,
 )
 from benchgen.results.rundir import RunDir
-from benchgen.scoring import CLASSES, score_class
+from benchgen.scoring import CLASSES, Normalizer, RangeNormalizer, resolve_baseline, score_class, score_ranges
 
 
 def _list(a) -> list:
@@ -88,9 +79,9 @@ def build_comparison(
         raise UsageError("--reps and --curve-points must be positive, --ci and --alpha must lie in (0, 1)")
     runs, notes = load_runs(paths, phase)
     diffs, forced = check_protocols(runs, force)
-    meta0 = runs[0].meta
-    suite = registry.suite(meta0["suite"])
-    unit = meta0.get("budget_unit", "frames")
+    meta0 = runs[0].record
+    suite = registry.suite(meta0.suite)
+    unit = meta0.budget_unit
     plugin_tables = dict(registry.reference_scores(suite))
     user_tables = {}
     for text in references:
@@ -101,7 +92,7 @@ def build_comparison(
             user_tables[table.name] = table
     suite_scorer = registry.scorer(suite)
     if baseline is None:  # the runs' protocol may have a yardstick of its own (Atari 100K: human_atari100k)
-        preferred = suite_scorer.default_baseline_for(meta0.get("protocol") or {})
+        preferred = suite_scorer.default_baseline_for(meta0.protocol or {})
         baseline = preferred if preferred != suite_scorer.default_baseline else None
     scorer, base_name, base_notes = resolve_baseline(suite_scorer, {**plugin_tables, **user_tables}, baseline)
     notes += base_notes
@@ -142,7 +133,10 @@ def build_comparison(
     raw = {
         lab: {
             v: np.array(
-                [[r.score(scorer, t, s, v, to_frames(r.meta, at) if at else None) for t in tasks] for r, s in rows[lab]]
+                [
+                    [r.score(scorer, t, s, v, r.record.to_frames(at) if at else None) for t in tasks]
+                    for r, s in rows[lab]
+                ]
             )
             for v in views
         }
@@ -196,7 +190,7 @@ def build_comparison(
         "baseline": norm.baseline,
         "normalization": normalization,
         "normalized": norm.active,
-        "task_score_rule": meta0.get("task_score_rule"),
+        "task_score_rule": meta0.task_score_rule,
         "statistics": {
             "reps": reps,
             "ci": ci,
@@ -455,8 +449,8 @@ def _welch_pair(raw, a, b, tasks, view, alpha):
 
 
 def _curves(runs, rows, labels, tasks, agg_tasks, view, norm, scorer, at, points, reps, ci, seed, tables, unit):
-    meta = runs[0].meta
-    top = min(to_frames(r.meta, at if at is not None else r.budget) for r in runs)
+    meta = runs[0].record
+    top = min(r.record.to_frames(at if at is not None else r.budget) for r in runs)
     grid = sorted({max(1, round(top * (i + 1) / points)) for i in range(points)})
     idx = [tasks.index(t) for t in agg_tasks]
     out: dict[str, Any] = {
@@ -484,7 +478,7 @@ def _curves(runs, rows, labels, tasks, agg_tasks, view, norm, scorer, at, points
             parsed = parse_checkpoint_label(str(label))
             if not parsed or parsed[0] not in (None, unit):
                 continue
-            frames = to_frames(meta, parsed[1])
+            frames = meta.to_frames(parsed[1])
             if frames > top:
                 continue
             normed = norm.row({t: scores[t] for t in agg_tasks if t in scores})

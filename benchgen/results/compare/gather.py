@@ -10,8 +10,6 @@ budget of the evaluated phase, the budget unit, frames per step and the per-task
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import json
 import math
 import os
@@ -25,11 +23,10 @@ import numpy as np
 
 from benchgen.errors import UsageError
 from benchgen.phases import SCORING_PREFERENCE, evaluated_phase
-from benchgen.results.compare.references import at_checkpoint
-from benchgen.results.rundir import RUN_FILE, RunDir
+from benchgen.results.record import RUN_FILE, RunRecord
+from benchgen.results.rundir import RunDir
 from benchgen.results.store import DB_NAME, Unit
-from benchgen.scoring import ReferenceScores, Scorer
-from benchgen.suite import budget_to_frames
+from benchgen.scoring import Scorer
 
 #: ``--phase auto`` picks the first phase a run has, in this order: the test protocol's
 #: learning phase (fine-tuning of a joint agent, or training from scratch; its evaluation phases
@@ -59,23 +56,15 @@ def find_runs(paths: Iterable[str | Path]) -> list[Path]:
     return list(unique.values())
 
 
-def to_frames(meta: dict, amount: int) -> int:
-    """An amount in the run's budget unit as emulator frames."""
-    return budget_to_frames(amount, meta.get("budget_unit", "frames"), meta.get("frames_per_step", 1))
-
-
 #: the view every run has: the raw score of the whole episode
 FINAL_VIEW = "score"
 
 
-def views_of(meta: dict) -> dict[str, str]:
+def views_of(record: RunRecord) -> dict[str, str]:
     """The run's score views, shortest first, each with its label: the suite's own time views as
-    it declared them (``Suite.score_views``, e.g. Atari's 5- and 30-minute scores), then the final
-    score. Runs recorded before suites declared their views: the ``score_*`` episode fields."""
-    declared = meta.get("score_views")
-    if declared is None:
-        declared = {f: f for f in meta.get("episode_fields", []) if f.startswith("score_")}
-    return {**declared, FINAL_VIEW: "final"}
+    it declared them (``Suite.score_views``, e.g. Atari's 5- and 30-minute scores; the record
+    migrates runs made before suites declared them), then the final score."""
+    return {**record.score_views, FINAL_VIEW: "final"}
 
 
 @dataclass
@@ -84,7 +73,8 @@ class Run:
 
     path: Path
     name: str
-    meta: dict
+    record: RunRecord
+    """The run's ``run.json``."""
     phase: str
     budget: int
     """Per-unit budget of the evaluated phase, in the suite's budget unit."""
@@ -101,7 +91,7 @@ class Run:
 
     @property
     def agent(self) -> str:
-        return self.meta["agent"]
+        return self.record.agent
 
     @property
     def seeds(self) -> list[int]:
@@ -146,8 +136,8 @@ class Run:
 def load_phases(path: Path, name: str) -> dict[str, Run]:
     """Read a run's episodes once: phase -> its :class:`Run` (phases with episodes only)."""
     rundir = RunDir(path)
-    meta = rundir.meta()
-    views = list(views_of(meta))
+    record = rundir.record()
+    views = list(views_of(record))
     store = rundir.store(readonly=True)
     try:
         units = store.units()
@@ -170,8 +160,8 @@ def load_phases(path: Path, name: str) -> dict[str, Run]:
     for phase, series in raw.items():
         of = evaluated_phase(phase) or phase  # an evaluation phase has its units' budget
         frames = max((u.budget_frames for u in units if u.phase == of), default=0)
-        budget = frames if meta.get("budget_unit", "frames") == "frames" else frames // meta["frames_per_step"]
-        run = runs[phase] = Run(path, name, meta, phase, budget, complete, views, units, rounds=phase in in_rounds)
+        budget = record.from_frames(frames)
+        run = runs[phase] = Run(path, name, record, phase, budget, complete, views, units, rounds=phase in in_rounds)
         for key, (f, vals) in series.items():
             order = np.argsort(np.asarray(f), kind="stable")
             run.series[key] = (
@@ -209,7 +199,7 @@ def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Ru
         if run is None:
             notes.append(f"run {name} has no recorded episodes; left out")
             continue
-        run_id = run.meta.get("run_id")  # runs made before run ids existed are told apart by path
+        run_id = run.record.run_id  # runs made before run ids existed are told apart by path
         if run_id in seen_ids:
             notes.append(f"run {name} is a copy of run {seen_ids[run_id]} (the same run id): counted once")
             continue
@@ -222,7 +212,7 @@ def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Ru
         raise UsageError("none of the runs has recorded episodes; nothing to compare")
     suites = defaultdict(list)
     for r in runs:
-        suites[r.meta["suite"]].append(r.name)
+        suites[r.record.suite].append(r.name)
     if len(suites) > 1:
         raise UsageError(
             "runs are of different suites ("
@@ -259,7 +249,7 @@ def assign_labels(runs: list[Run]) -> None:
     for r in runs:
         by_agent[r.agent].append(r)
     for agent, rs in by_agent.items():
-        configs = [r.meta.get("agent_config") or {} for r in rs]
+        configs = [r.record.agent_config or {} for r in rs]
         keys = sorted({k for c in configs for k in c})
         differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True, default=str) for c in configs}) > 1]
         for r, c in zip(rs, configs):
@@ -269,11 +259,11 @@ def assign_labels(runs: list[Run]) -> None:
 # -- the protocol check ------------------------------------------------------------------------
 def protocol_params(run: Run) -> dict[str, Any]:
     """The values that must match for ``run`` to be compared with another run."""
-    meta = run.meta
-    params: dict[str, Any] = {str(k): v for k, v in (meta.get("protocol") or {}).items()}
+    record = run.record
+    params: dict[str, Any] = {str(k): v for k, v in (record.protocol or {}).items()}
     for key in ("suite_version", "budget_unit", "frames_per_step", "task_score_rule"):
-        if key in meta:
-            params.setdefault(key, meta[key])
+        if getattr(record, key) is not None:  # (absent from runs that predate it)
+            params.setdefault(key, getattr(record, key))
     params["budget"] = run.budget
     return params
 
@@ -320,127 +310,3 @@ def check_protocols(runs: list[Run], force: bool) -> tuple[dict, str | None]:
             f"protocol, or pass --force to compare them anyway (every output is then labelled {FORCED})"
         )
     return diffs, f"{FORCED}: protocols differ in {describe_differences(diffs)}"
-
-
-# -- normalization -----------------------------------------------------------------------------
-def resolve_baseline(
-    scorer: Scorer, tables: dict[str, ReferenceScores], baseline: str | None
-) -> tuple[Scorer, str | None, list[str]]:
-    """A copy of the suite's scorer that also knows the reference ``tables`` (published agents,
-    user CSVs), and the baseline name to normalize against (None: raw scores).
-
-    ``baseline`` is None (the scorer's default, raw if the suite has none), ``raw``, a baseline or
-    reference-agent name, ``NAME@CHECKPOINT`` (a reference agent at one of its checkpoints, e.g.
-    ``rainbow_iqn@10M``: SABER eq. 2), or a CSV file with columns task,score.
-    """
-    ext = copy.copy(scorer)
-    ext.references = {**tables, **scorer.references}
-    if baseline == "raw":
-        return ext, None, ["scores are raw (--baseline raw)"]
-    if baseline is None:
-        if not scorer.random_scores:
-            return ext, None, ["the suite has no normalization baselines: scores are raw"]
-        try:
-            table = ext.reference(None)
-        except UsageError:
-            return (
-                ext,
-                None,
-                [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"],
-            )
-    else:
-        try:
-            table = ext.reference(baseline)  # a suite's scorer may resolve NAME@CHECKPOINT itself
-        except UsageError:
-            if "@" not in baseline or Path(baseline).exists():
-                raise
-            name, _, label = baseline.partition("@")
-            table = at_checkpoint(ext.reference(name), label)
-    if not scorer.random_scores:
-        raise UsageError(f"suite has no random scores, so --baseline {baseline} cannot normalize; use --baseline raw")
-    notes = []
-    infinite = sorted(t for t, w in table.scores.items() if math.isinf(w))
-    if infinite:  # SABER eq. 2 needs a finite yardstick: such tasks are reported raw
-        table = dataclasses.replace(table, scores={t: w for t, w in table.scores.items() if not math.isinf(w)})
-        notes.append(
-            f"baseline {table.name} reached infinite gameplay on {', '.join(infinite)}: no finite "
-            "yardstick there, so these tasks are reported raw"
-        )
-    ext.references[table.name] = table
-    return ext, table.name, notes
-
-
-class Normalizer:
-    """Raw per-task scores -> the scorer's normalized scores (``(a - r) / |w - r|``), through
-    ``Scorer.score`` so a suite's own rules apply; tasks it cannot normalize come back NaN."""
-
-    #: SABER's score classes apply (they are defined on reference-normalized scores)
-    classes = True
-
-    def __init__(self, scorer: Scorer, baseline: str | None):
-        self.scorer = scorer
-        self.baseline = baseline
-
-    @property
-    def active(self) -> bool:
-        return self.baseline is not None
-
-    def row(self, raw: dict[str, float]) -> dict[str, float]:
-        if not self.active:
-            return dict(raw)
-        finite_or_inf = {t: v for t, v in raw.items() if not (isinstance(v, float) and math.isnan(v))}
-        return self.scorer.score(finite_or_inf, self.baseline)["per_task"]
-
-    def matrix(self, raw: np.ndarray, tasks: list[str]) -> np.ndarray:
-        """Normalize a (rows x tasks [x points]) array."""
-        if not self.active:
-            return raw.astype(float).copy()
-        flat = raw.reshape(raw.shape[0], raw.shape[1], -1)
-        out = np.full(flat.shape, np.nan)
-        for i in range(flat.shape[0]):
-            for k in range(flat.shape[2]):
-                norm = self.row({t: float(flat[i, j, k]) for j, t in enumerate(tasks)})
-                for j, t in enumerate(tasks):
-                    out[i, j, k] = norm.get(t, np.nan)
-        return out.reshape(raw.shape)
-
-    def normalizable(self, tasks: list[str]) -> list[str]:
-        """Tasks the baseline covers (all of them in raw mode)."""
-        if not self.active:
-            return list(tasks)
-        probe = self.scorer.score({t: 0.0 for t in tasks}, self.baseline)["per_task"]
-        return [t for t in tasks if t in probe]
-
-
-class RangeNormalizer(Normalizer):
-    """Bellemare et al. 2013, section 4.1: ``(s - r_min) / (r_max - r_min)`` per task, with the
-    range taken from a *baseline set* of reference scores (4.1.2: e.g. Random, Const and Perturb)
-    or from the *algorithms compared* themselves (4.1.3: 0 = the worst of them, 1 = the best).
-    Tasks whose range is empty (all scores equal) cannot be normalized and are left out."""
-
-    classes = False
-
-    def __init__(self, ranges: dict[str, tuple[float, float]], label: str):
-        super().__init__(None, label)
-        self.ranges = {t: (lo, hi) for t, (lo, hi) in ranges.items() if math.isfinite(lo) and hi > lo}
-
-    def row(self, raw: dict[str, float]) -> dict[str, float]:
-        out = {}
-        for task, value in raw.items():
-            if task in self.ranges and not math.isnan(value):
-                lo, hi = self.ranges[task]
-                out[task] = value if math.isinf(value) else (value - lo) / (hi - lo)
-        return out
-
-    def normalizable(self, tasks: list[str]) -> list[str]:
-        return [t for t in tasks if t in self.ranges]
-
-
-def score_ranges(tables: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
-    """Per task, the (lowest, highest) finite score over ``tables``."""
-    values: dict[str, list[float]] = defaultdict(list)
-    for table in tables:
-        for task, value in table.items():
-            if math.isfinite(value):
-                values[task].append(float(value))
-    return {t: (min(v), max(v)) for t, v in values.items()}

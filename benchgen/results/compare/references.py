@@ -12,35 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 from pathlib import Path
 
 from benchgen.errors import UsageError
 from benchgen.inputs import read_input_text
-from benchgen.scoring import ReferenceScores, _parse_score, read_score_csv
-
-_CKPT = re.compile(r"^(?:(frames|timesteps|steps)_)?(\d+(?:\.\d+)?)([kmgb]?)$", re.IGNORECASE)
-_MULT = {"": 1, "k": 1_000, "m": 1_000_000, "g": 1_000_000_000, "b": 1_000_000_000}
-
-
-def parse_checkpoint_label(label: str) -> tuple[str | None, int] | None:
-    """``'frames_10M'`` -> ``('frames', 10_000_000)``; ``'200M'`` -> ``(None, 200_000_000)``;
-    None if ``label`` names no amount.
-
-    >>> parse_checkpoint_label("frames_10M")
-    ('frames', 10000000)
-    >>> parse_checkpoint_label("2.5k")
-    (None, 2500)
-    >>> parse_checkpoint_label("final") is None
-    True
-    """
-    m = _CKPT.match(label.strip())
-    if not m:
-        return None
-    unit, number, mult = m.groups()
-    if unit == "steps":
-        unit = "timesteps"
-    return unit, round(float(number) * _MULT[mult.lower()])
+from benchgen.scoring import ReferenceScores, _parse_score, parse_checkpoint_label, read_score_csv
 
 
 def format_amount(amount: int) -> str:
@@ -115,23 +91,6 @@ def scores_at(table: ReferenceScores, amount: int | None, budget_unit: str) -> t
         same = [str(k) for k, v in table.by_checkpoint.items() if v == table.scores]
         return dict(table.scores), (same[-1] if same else "final")
     return {}, "none"
-
-
-def at_checkpoint(table: ReferenceScores, label: str) -> ReferenceScores:
-    """``NAME@10M``: the table's scores at one checkpoint, as a table of its own (SABER eq. 2
-    against a reference agent at a given training time)."""
-    wanted = parse_checkpoint_label(label)
-    for key, scores in table.by_checkpoint.items():
-        parsed = parse_checkpoint_label(str(key))
-        if str(key) == label or (wanted and parsed and parsed[1] == wanted[1]):
-            return ReferenceScores(
-                name=f"{table.name}@{label}",
-                scores=dict(scores),
-                description=f"{table.description} at {key}".strip(),
-                random=dict(table.random),
-            )
-    known = ", ".join(map(str, table.by_checkpoint)) or "none"
-    raise UsageError(f"reference '{table.name}' has no checkpoint '{label}' (it has: {known})")
 
 
 def published_aggregate(table: ReferenceScores) -> float | None:

@@ -31,10 +31,10 @@ def random_scores_command(args) -> int:
     from benchgen.results.rundir import RunDir
 
     run_dir = RunDir(args.run_dir)
-    meta = run_dir.meta()
-    if meta["suite"] != "atari_modes" or meta["agent"] != "random":
+    record = run_dir.record()
+    if record.suite != "atari_modes" or record.agent != "random":
         raise UsageError(
-            f"{args.run_dir} is a run of {meta['agent']} on {meta['suite']}; give a random-agent run of atari_modes"
+            f"{args.run_dir} is a run of {record.agent} on {record.suite}; give a random-agent run of atari_modes"
         )
     scores: dict[str, list[float]] = defaultdict(list)
     store = run_dir.store(readonly=True)
@@ -43,24 +43,22 @@ def random_scores_command(args) -> int:
             scores[ep["task"]].append(float(ep["score"]))
     finally:
         store.close()
-    missing = [t for t in meta["tasks"] if not scores.get(t)]
+    missing = [t for t in record.tasks if not scores.get(t)]
     if missing:
         raise UsageError(
             f"no finished episode for {len(missing)} tasks (e.g. {missing[0]}); rerun with a larger --frames"
         )
     from benchgen_atari_modes import SUITE
 
-    order = [t for t in SUITE.tasks() if t in meta["tasks"]]  # the suite's order: game by game
-    order += [t for t in meta["tasks"] if t not in order]
+    order = [t for t in SUITE.tasks() if t in record.tasks]  # the suite's order: game by game
+    order += [t for t in record.tasks if t not in order]
     handle = args.output.open("w", newline="") if args.output else sys.stdout
     try:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["task", "score", "episodes", "frames_per_seed", "seeds"])
         for task in order:
             values = scores[task]
-            writer.writerow(
-                [task, f"{sum(values) / len(values):.4f}", len(values), meta["budget"], len(meta["run"]["seeds"])]
-            )
+            writer.writerow([task, f"{sum(values) / len(values):.4f}", len(values), record.budget, len(record.seeds)])
     finally:
         if args.output:
             handle.close()

@@ -1,0 +1,172 @@
+"""A run's record: what ``run.json`` holds, as one typed object with one reader and one writer.
+
+``run.json`` is written once when a run is created (``RunDir.create``) and again only to note a
+forced resume; every reader (resume, workers, report, compare, export, video, re-evaluation)
+goes through :meth:`RunRecord.from_json`, which checks the entries readers rely on (a damaged or
+missing one is a one-line error naming it) and brings a file written by an older benchgen up to
+the current format (:data:`RUN_FORMAT`), so old runs stay readable.
+
+Formats:
+
+- 1 (no ``format`` entry): runs written before the record was versioned. Runs older still lack
+  ``score_views`` (their time views are the ``score_*`` episode fields), ``run_id`` (they are told
+  apart by path) and ``protocol_choice``.
+- 2: ``format`` is written; ``score_views`` is always present.
+
+Entries this version does not know are kept as written (:attr:`RunRecord.extra`) and written back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchgen.errors import UsageError
+from benchgen.suite import budget_to_frames, frames_to_budget
+
+RUN_FILE = "run.json"
+#: the format :meth:`RunRecord.to_json` writes (see the module docstring)
+RUN_FORMAT = 2
+
+#: the entries every reader relies on, and their JSON types: a file without one cannot be read
+REQUIRED: dict[str, tuple[type, ...]] = {
+    "suite": (str,),
+    "agent": (str,),
+    "run": (dict,),
+    "agent_config": (dict,),
+    "tasks": (list,),
+    "split": (dict, type(None)),
+    "budget": (int,),
+    "budget_unit": (str,),
+    "frames_per_step": (int,),
+    "checkpoints": (list,),
+}
+
+
+@dataclass
+class RunRecord:
+    """What a run recorded when it was created (``run.json``)."""
+
+    #: the suite's registered name
+    suite: str
+    #: the agent's registered name
+    agent: str
+    #: the resolved run config (``RunConfig`` as plain JSON)
+    run: dict[str, Any]
+    #: the agent's resolved config (its config dataclass as plain JSON)
+    agent_config: dict[str, Any]
+    #: the tasks the run trains on (a joint run's train tasks)
+    tasks: list[str]
+    #: the split of a joint run (``Split`` as plain JSON); None for single-task runs
+    split: dict[str, Any] | None
+    #: the per-unit budget, in ``budget_unit``
+    budget: int
+    #: the suite's budget unit ("frames" or "timesteps")
+    budget_unit: str
+    #: emulator frames per agent step, as the suite declared it
+    frames_per_step: int
+    #: the reporting checkpoints, in ``budget_unit``
+    checkpoints: list[int]
+    #: whether the agent is one policy over several tasks
+    joint: bool = False
+    #: the suite's protocol parameters (``Suite.protocol()``)
+    protocol: dict[str, Any] = field(default_factory=dict)
+    #: the ``--protocol`` choice as data (resume and workers rebuild the same suite from it)
+    protocol_choice: Any = None
+    #: the suite's version
+    suite_version: str | None = None
+    #: the suite's per-task score rule, in words
+    task_score_rule: str | None = None
+    #: the extra per-episode fields the suite records
+    episode_fields: list[str] = field(default_factory=list)
+    #: the suite's time views of a score: episode field -> label
+    score_views: dict[str, str] = field(default_factory=dict)
+    #: the plugin distributions and their versions
+    plugins: Any = field(default_factory=list)
+    #: the versions of the software a result depends on
+    versions: dict[str, Any] = field(default_factory=dict)
+    #: when the run was created (seconds since the epoch)
+    created_at: float | None = None
+    #: the run's identity, kept by copies (None: a run made before run ids existed)
+    run_id: str | None = None
+    #: the command line that created the run
+    command: list[str] = field(default_factory=list)
+    #: a re-evaluation run's schedule and source (``benchgen evaluate``); None otherwise
+    reevaluation: dict[str, Any] | None = None
+    #: recorded by a training loop outside benchgen (``benchgen.api.Recording``)
+    external_loop: bool = False
+    #: one entry per ``resume --force`` under another protocol or software
+    forced_resumes: list[dict[str, Any]] = field(default_factory=list)
+    #: the file's format (:data:`RUN_FORMAT` once read: older files are migrated)
+    format: int = RUN_FORMAT
+    #: entries this version does not know, kept as written
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # -- units ---------------------------------------------------------------------------------
+    def to_frames(self, amount: int) -> int:
+        """An amount in the run's budget unit as emulator frames."""
+        return budget_to_frames(amount, self.budget_unit, self.frames_per_step)
+
+    def from_frames(self, frames: int) -> int:
+        """Emulator frames in the run's budget unit (whole agent steps for timesteps)."""
+        return frames_to_budget(frames, self.budget_unit, self.frames_per_step)
+
+    @property
+    def seeds(self) -> list[int]:
+        return list(self.run.get("seeds", []))
+
+    # -- JSON ----------------------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, data: Any, where: str | Path = RUN_FILE) -> RunRecord:
+        """Read a record, migrating an older format; one-line ``UsageError`` naming ``where`` if
+        an entry readers rely on is missing or damaged."""
+        if not isinstance(data, dict):
+            raise UsageError(f"{where} is not a run's metadata; restore it from a copy of the run")
+        for key, kinds in REQUIRED.items():
+            if key not in data or not isinstance(data[key], kinds) or isinstance(data[key], bool):
+                what = "lacks its" if key not in data else "has a damaged"
+                raise UsageError(f"{where} {what} '{key}' entry; restore it from a copy of the run")
+        data = _migrate(dict(data))
+        known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        return cls(
+            **{k: v for k, v in data.items() if k in known}, extra={k: v for k, v in data.items() if k not in known}
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as ``run.json`` holds it (defaults an older reader does not know are left out)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
+        for optional in ("reevaluation", "forced_resumes", "external_loop"):
+            if not out[optional]:
+                del out[optional]
+        return {**out, **self.extra}
+
+    @classmethod
+    def read(cls, path: str | Path) -> RunRecord:
+        """The record in the file ``path``."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path} cannot be read ({exc}); restore it from a copy of the run")
+        return cls.from_json(data, path)
+
+    def write(self, path: str | Path) -> None:
+        """Write the record to ``path`` (the caller makes it atomic: ``RunDir``)."""
+        Path(path).write_text(json.dumps(self.to_json(), indent=2, default=str))
+
+
+def _migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` brought from its format up to :data:`RUN_FORMAT`."""
+    version = data.get("format", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version > RUN_FORMAT:
+        raise UsageError(
+            f"{RUN_FILE} has format {version!r}, newer than this benchgen reads ({RUN_FORMAT}); upgrade benchgen"
+        )
+    if version < 2:
+        # runs recorded before suites declared their time views: the ``score_*`` episode fields
+        if data.get("score_views") is None:
+            data["score_views"] = {f: f for f in data.get("episode_fields") or [] if f.startswith("score_")}
+        data["format"] = 2
+    return data
