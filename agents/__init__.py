@@ -11,7 +11,20 @@ import importlib
 import benchgen
 
 #: agent modules, in the order ``benchgen list`` shows them
-AGENT_MODULES = ("random_agent", "fixed_action", "dqn", "rainbow", "rainbow_iqn", "ppo", "jerk", "joint")
+AGENT_MODULES = (
+    "random_agent",
+    "fixed_action",
+    "dqn",
+    "rainbow",
+    "rainbow_iqn",
+    "ppo",
+    "jerk",
+    "joint",
+    "sarsa",
+    "frame_random",
+    "planning",
+    "brute",
+)
 
 
 @benchgen.hookimpl
