@@ -429,7 +429,7 @@ def _run_config(args, registry):
     if args.seeds is not None:
         run_over["seeds"] = args.seeds
     if args.frames is not None:
-        run_over["budget"] = suite.from_frames(args.frames)
+        run_over["budget"] = suite.budget_from_frames(args.frames)
     if args.timesteps is not None:
         run_over["budget"] = suite.from_timesteps(args.timesteps)
     for key in (

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from benchgen.errors import UsageError, did_you_mean, read_yaml
-from benchgen.inputs import YAMLLimitError, load_yaml
+from benchgen.errors import UsageError, did_you_mean
+from benchgen.inputs import YAMLLimitError, load_yaml, read_yaml
 
 
 @dataclass

@@ -37,14 +37,3 @@ def did_you_mean(
     if hint:
         msg += f" {hint}"
     return UsageError(msg)
-
-
-def read_yaml(path, what: str, missing_hint: str = ""):
-    """Parse a user's YAML file; a missing, irregular, oversized or malformed file is a one-line
-    ``UsageError`` (:func:`benchgen.inputs.read_yaml`, the safe reader of every user file).
-
-    ``what`` names the file in messages ("config file", "split file").
-    """
-    from benchgen.inputs import read_yaml as read
-
-    return read(path, what, missing_hint)

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchgen.errors import UsageError, did_you_mean, read_yaml
+from benchgen.errors import UsageError, did_you_mean
+from benchgen.inputs import read_yaml
 from benchgen.suite import Suite
 
 #: keys of a preset's description that are notes about it, not protocol parameters

@@ -413,8 +413,8 @@ def resolve_baseline(
     user CSVs), and the baseline name to normalize against (None: raw scores).
 
     ``baseline`` is None (the scorer's default, raw if the suite has none), ``raw``, a baseline or
-    reference-agent name, ``NAME@CHECKPOINT`` (a reference agent at one of its checkpoints, e.g.
-    ``rainbow_iqn@10M``: SABER eq. 2), or a CSV file with columns task,score.
+    reference-agent name, ``NAME@CHECKPOINT`` (a reference agent at one of its checkpoints, such
+    as ``NAME@10M``: SABER eq. 2), or a CSV file with columns task,score.
     """
     ext = copy.copy(scorer)
     ext.references = {**tables, **scorer.references}

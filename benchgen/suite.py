@@ -33,12 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
-from benchgen.errors import UsageError, read_yaml
+from benchgen.errors import UsageError
+from benchgen.inputs import read_yaml
 from benchgen.scoring import PublishedAggregate, ReferenceScores, Scorer, read_reference_csv, read_score_csv
 
 if TYPE_CHECKING:  # pragma: no cover
-    from benchgen.agent import AgentNeeds
     from benchgen.capabilities import Emulators
+    from benchgen.needs import AgentNeeds
 
 #: a suite's random scores, in its ``data/`` folder (see ``Suite.random_scores``)
 RANDOM_SCORES_FILE = "random_scores.csv"

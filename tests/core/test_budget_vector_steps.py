@@ -39,3 +39,15 @@ def test_a_budget_of_whole_vector_steps_says_nothing_more(tmp_path, capsys):
     text, done = _run(tmp_path, capsys, 1008, 3)
     assert done == [1008]
     assert "budget:" not in text and "total at most 1,008 frames" in text
+
+
+def test_frames_that_are_not_whole_agent_steps_are_refused_for_a_suite_counting_timesteps(monkeypatch, capsys):
+    """A suite whose budget is in timesteps (4 frames each) does not turn --frames 1001 into 1000
+    silently (issue 28 item 3): one line naming the nearest budgets that are whole steps."""
+    from tests.conftest import refused_in_process
+
+    monkeypatch.setenv("BENCHGEN_PLUGINS", "tests.fixture_plugins.platformer_suite")
+    refused_in_process(capsys, "--frames 1000 or 1004", "run", "platformer", "random", "--frames", "1001", "--plan")
+    code = main(["run", "platformer", "random", "--frames", "1000", "--plan"])
+    assert code == 0
+    assert "250 timesteps" in capsys.readouterr().out

@@ -29,6 +29,7 @@ GROUND = {
     "benchgen",
     "benchgen.errors",
     "benchgen.phases",
+    "benchgen.needs",
     "benchgen.inputs",
     "benchgen.config",
     "benchgen.suite",
@@ -40,6 +41,7 @@ GROUND = {
     "benchgen.hookspecs",
     "benchgen.registry",
     "benchgen.cpu_affinity",
+    "benchgen.capabilities",
 }
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 
@@ -119,19 +121,27 @@ def test_plugins_and_agents_use_only_contracts_and_results(folder):
     assert not broken, "plugins and agents reach into core machinery:\n" + "\n".join(broken)
 
 
-def _module_level_imports(path: Path, package: str) -> set[str]:
-    """Imports that run when the module is imported (a function's imports run later)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    return {module for _, module in _imports(top, package)}
+def _tree_modules(folder: str, name: str):
+    """(path, module, package) of every module under ``folder``, installed as ``name``."""
+    for path in sorted((REPO / folder).rglob("*.py")):
+        rel = path.relative_to(REPO / folder).with_suffix("")
+        if "build" in rel.parts or "templates" in rel.parts:
+            continue
+        parts = [name, *rel.parts]
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = module if parts[-1] == "__init__" else ".".join(parts[:-1])
+        yield path, module, package
 
 
-def test_no_import_circle_in_core():
-    modules = {module: (path, package) for path, module, package in _core_files()}
-    # a submodule importing its own package's names (``from benchgen.results.compare import stats``)
-    # is no circle: the package is already being imported when its submodules run
+def _circle(files) -> str | None:
+    """An import circle among ``files`` ((path, module, package) triples), as "a -> b -> a", or
+    None. Every import counts: module-level, inside a function and under ``TYPE_CHECKING`` alike
+    (a lazy import only hides a circle). A submodule importing its own package's names
+    (``from benchgen.results.compare import stats``) is no circle: the package is already being
+    imported when its submodules run."""
+    modules = {module: (path, package) for path, module, package in files}
     graph = {
-        m: {t for t in _module_level_imports(p, pkg) if t in modules and t != m and not m.startswith(t + ".")}
+        m: {t for _, t in imported_modules(p, pkg) if t in modules and t != m and not m.startswith(t + ".")}
         for m, (p, pkg) in modules.items()
     }
     seen: dict[str, int] = {}
@@ -142,12 +152,37 @@ def test_no_import_circle_in_core():
         stack.append(m)
         for t in sorted(graph[m]):
             if seen.get(t) == 1:
-                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(t) :] + [t]))
-            if t not in seen:
-                visit(t)
+                return " -> ".join(stack[stack.index(t) :] + [t])
+            if t not in seen and (found := visit(t)):
+                return found
         stack.pop()
         seen[m] = 2
+        return None
 
     for m in sorted(graph):
-        if m not in seen:
-            visit(m)
+        if m not in seen and (found := visit(m)):
+            return found
+    return None
+
+
+TREES = {
+    "benchgen": "benchgen",
+    "agents": "benchgen_agents",
+    "plugins/atari_saber": "benchgen_atari_saber",
+    "plugins/sonic": "benchgen_sonic",
+    "plugins/gymnasium_suite": "benchgen_gymnasium",
+}
+
+
+@pytest.mark.parametrize("folder", sorted(TREES))
+def test_no_import_circle(folder):
+    found = _circle(list(_tree_modules(folder, TREES[folder])))
+    assert found is None, f"import circle: {found}"
+
+
+def test_a_lazy_import_circle_is_found(tmp_path):
+    """The check sees through imports inside functions and under TYPE_CHECKING."""
+    (tmp_path / "a.py").write_text("def f():\n    from pkg.b import g\n")
+    (tmp_path / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n")
+    files = [(tmp_path / f"{n}.py", f"pkg.{n}", "pkg") for n in "ab"]
+    assert _circle(files) == "pkg.a -> pkg.b -> pkg.a"
