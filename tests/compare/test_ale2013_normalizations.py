@@ -64,3 +64,33 @@ def test_random_normalization_on_atari_is_the_score_over_the_random_scores_magni
     result = build_comparison([tmp_path], reps=20, curve_points=2, normalization="random")
     assert _normalized(result, "pong", "agent_a") == pytest.approx(-10.0 / abs(random["pong"]))
     assert _normalized(result, "breakout", "agent_a") == pytest.approx(30.0 / abs(random["breakout"]))
+
+
+def test_range_normalized_scores_carry_no_saber_classes(two_agents):
+    """SABER's classes (e.g. superhuman at 100%) are defined on scores normalized by a reference
+    (world record, human): under a baseline set or the agents' own range, 1.0 means "the top of the
+    range", so neither the per-task cells nor the report label them with a class."""
+    from benchgen.results.compare.render import normalized_rows
+
+    for how, extra in (("baseline-set", {"baseline_set": ("random", "toy_ref")}), ("inter-algorithm", {})):
+        result = build_comparison([two_agents], reps=20, curve_points=2, normalization=how, **extra)
+        cells = [cell for row in result["per_task"]["normalized"].values() for cell in row.values()]
+        assert cells and all(cell["class"] is None for cell in cells), how
+        assert all(a["classes"] is None for a in result["agents"].values())
+        _head, rows = normalized_rows(result)
+        shown = " ".join(" ".join(row) for row in rows)
+        assert "superhuman" not in shown and "(None)" not in shown and "%" in shown, shown
+
+
+def test_ale2013_score_distribution_counts_scores_at_or_above_each_threshold(two_agents):
+    """Bellemare et al. 2013, section 4.2.3: "the fraction of games on which an algorithm achieves a
+    certain normalized score or better". The grid's first threshold is the lowest score of all (one
+    below 0 here), which every score reaches: both distributions start at 1 (counting only scores
+    above it, the agent that scored it would start lower)."""
+    result = build_comparison([two_agents], reps=20, curve_points=2, normalization="inter-algorithm")
+    profile = result["performance_profile"]
+    assert profile["counts"] == "at or above tau"
+    assert profile["tau"][0] < 0  # an agent's own score, not the grid's floor of 0
+    assert [profile["agents"][a]["profile"][0] for a in ("agent_a", "agent_b")] == [1.0, 1.0]
+    # rliable's profiles (reference normalization) keep counting scores above tau
+    assert build_comparison([two_agents], reps=20, curve_points=2)["performance_profile"]["counts"] == "above tau"

@@ -248,7 +248,9 @@ def build_comparison(
             )
     result["videos"] = _videos(runs, tasks)
     finals = _final_scores(scorer, rows, labels, tasks)
-    result["per_task"] = _per_task(raw, normalized, tasks, agg_tasks, views, labels, result["references"], ci)
+    result["per_task"] = _per_task(
+        raw, normalized, tasks, agg_tasks, views, labels, result["references"], ci, classes=norm.classes
+    )
     if finals:
         result["per_task"]["final_score"] = finals
 
@@ -267,17 +269,25 @@ def build_comparison(
         list(normalized.values())
         + [np.array([[r["normalized"].get(t, np.nan) for t in agg_tasks]]) for r in result["references"].values()]
     )
+    # Bellemare et al. 2013's normalizations plot their score distribution: a score "or better"
+    # than each threshold counts (section 4.2.3); rliable's profiles count those above it
+    at_or_above = normalization != "reference"
     result["performance_profile"] = {
         "tau": _list(taus),
+        "counts": "at or above tau" if at_or_above else "above tau",
         "agents": {
             lab: {
                 k: (None if v is None else _list(v))
-                for k, v in stats.performance_profile(normalized[lab], taus, reps, ci, seed, lab).items()
+                for k, v in stats.performance_profile(normalized[lab], taus, reps, ci, seed, lab, at_or_above).items()
             }
             for lab in labels
         },
         "references": {
-            name: _list(stats.score_distribution(np.array([[r["normalized"][t] for t in r["covered"]]]), taus))
+            name: _list(
+                stats.score_distribution(
+                    np.array([[r["normalized"][t] for t in r["covered"]]]), taus, at_or_above=at_or_above
+                )
+            )
             for name, r in result["references"].items()
             if r["covered"]
         },
@@ -387,7 +397,9 @@ def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normaliz
     return rows, published
 
 
-def _per_task(raw, normalized, tasks, agg_tasks, views, labels, ref_rows, ci):
+def _per_task(raw, normalized, tasks, agg_tasks, views, labels, ref_rows, ci, classes: bool = True):
+    """Per-task tables: each view's raw means, and the normalized scores, labelled with SABER's
+    class only where ``classes`` (scores normalized by a reference; not a range's)."""
     out: dict[str, Any] = {"views": {}, "normalized": {}}
     for v in views:
         table = {}
@@ -426,7 +438,8 @@ def _per_task(raw, normalized, tasks, agg_tasks, views, labels, ref_rows, ci):
             if t in r["normalized"]:
                 cells[f"{name} (ref)"] = r["normalized"][t]
         out["normalized"][t] = {
-            k: {"value": v, "class": score_class(v) if not math.isnan(v) else None} for k, v in cells.items()
+            k: {"value": v, "class": score_class(v) if classes and not math.isnan(v) else None}
+            for k, v in cells.items()
         }
     return out
 

@@ -46,7 +46,8 @@ SCRIPT = """
 CAPTIONS = {
     "aggregates.png": "Aggregates with stratified-bootstrap confidence intervals (references: point estimates).",
     "probability_of_improvement.png": "Probability of improvement P(X > Y), with stratified independent bootstrap intervals.",
-    "performance_profiles.png": "Performance profiles: fraction of (run, task) scores above each threshold.",
+    "performance_profiles.png": "Performance profiles: fraction of (run, task) scores above each threshold (at or "
+    "above it under Bellemare et al. 2013's normalizations, their score distribution).",
     "classes.png": "SABER score classes, side by side.",
     "learning_curves.png": "Learning curves at matching frame counts: IQM over tasks and seeds, bootstrap band.",
     "learning_curves_tasks.png": "Per-task learning curves: mean over seeds with a Student-t interval.",

@@ -60,7 +60,8 @@ def header_lines(result: dict) -> list[str]:
         lines.append(
             f"Scores normalized by the range of the **{result['baseline']}**: (a - r_min) / (r_max - r_min) per "
             f"task (Bellemare et al. 2013, section 4.1), over {len(result['aggregate_tasks'])} tasks; the "
-            "performance profile is that paper's score distribution (section 4.2.3)."
+            "performance profile is that paper's score distribution (section 4.2.3): the fraction of scores at or "
+            "above each threshold."
         )
     elif result["normalized"]:
         lines.append(
@@ -187,13 +188,16 @@ def per_task_rows(result: dict, view: str) -> tuple[list[str], list[list[str]]]:
     return ["task"] + cols, rows
 
 
+def _normalized_cell(cell: dict) -> str:
+    """A normalized score, with its SABER class when it has one (reference-normalized scores)."""
+    shown = fmt_value(cell["value"], True)
+    return f"{shown} ({cell['class']})" if cell["class"] is not None else shown
+
+
 def normalized_rows(result: dict) -> tuple[list[str], list[list[str]]]:
     table = result["per_task"]["normalized"]
     cols = list(dict.fromkeys(k for cells in table.values() for k in cells))
-    rows = [
-        [task] + [(f"{fmt_value(cells[c]['value'], True)} ({cells[c]['class']})" if c in cells else "-") for c in cols]
-        for task, cells in table.items()
-    ]
+    rows = [[task] + [_normalized_cell(cells[c]) if c in cells else "-" for c in cols] for task, cells in table.items()]
     return ["task"] + cols, rows
 
 

@@ -18,6 +18,7 @@ name, so adding an agent to a comparison does not move another agent's intervals
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 import zlib
@@ -119,10 +120,21 @@ def improvement(
     return Estimate(value, float(intervals[key][0, 0]), float(intervals[key][1, 0]))
 
 
-def score_distribution(scores: np.ndarray, taus: np.ndarray) -> np.ndarray:
-    """Fraction of all (run, task) scores above each tau (rliable's ``score_distributions``, vectorized)."""
-    s = np.asarray(scores, dtype=float)
-    return (s[..., None] > np.asarray(taus, dtype=float)).reshape(-1, len(taus)).mean(axis=0)
+def score_distribution(scores: np.ndarray, taus: np.ndarray, at_or_above: bool = False) -> np.ndarray:
+    """Fraction of all (run, task) scores above each tau (rliable's ``score_distributions``,
+    vectorized), or at or above it with ``at_or_above``: Bellemare et al. 2013's score
+    distribution (section 4.2.3), "the fraction of games on which an algorithm achieves a certain
+    normalized score or better".
+
+    >>> score_distribution(np.array([[0.0, 0.5, 1.0]]), np.array([0.5, 1.0])).tolist()
+    [0.3333333333333333, 0.0]
+    >>> score_distribution(np.array([[0.0, 0.5, 1.0]]), np.array([0.5, 1.0]), at_or_above=True).tolist()
+    [0.6666666666666666, 0.3333333333333333]
+    """
+    s = np.asarray(scores, dtype=float)[..., None]
+    t = np.asarray(taus, dtype=float)
+    counted = s >= t if at_or_above else s > t
+    return counted.reshape(-1, len(t)).mean(axis=0)
 
 
 def tau_grid(matrices: list[np.ndarray], points: int = 101) -> np.ndarray:
@@ -134,16 +146,24 @@ def tau_grid(matrices: list[np.ndarray], points: int = 101) -> np.ndarray:
 
 
 def performance_profile(
-    matrix: np.ndarray, taus: np.ndarray, reps: int = 2000, ci: float = 0.95, seed: int = 0, key: str = ""
+    matrix: np.ndarray,
+    taus: np.ndarray,
+    reps: int = 2000,
+    ci: float = 0.95,
+    seed: int = 0,
+    key: str = "",
+    at_or_above: bool = False,
 ) -> dict[str, np.ndarray | None]:
-    """Score distribution over ``taus`` with pointwise bootstrap bands (none for one run).
+    """Score distribution over ``taus`` with pointwise bootstrap bands (none for one run), counting
+    scores above each threshold, or at or above it (``at_or_above``, see :func:`score_distribution`).
     Infinite gameplay lies above every threshold."""
     m = np.asarray(matrix, dtype=float)
+    profile = functools.partial(score_distribution, at_or_above=at_or_above)
     if m.shape[0] < 2:
-        return {"profile": score_distribution(m, taus), "ci_low": None, "ci_high": None}
+        return {"profile": profile(m, taus), "ci_low": None, "ci_high": None}
     with seeded(seed, "profile:" + key):
         profiles, cis = rly.create_performance_profile(
-            {key: m}, taus, custom_profile_func=score_distribution, reps=reps, confidence_interval_size=ci
+            {key: m}, taus, custom_profile_func=profile, reps=reps, confidence_interval_size=ci
         )
     return {"profile": np.asarray(profiles[key]), "ci_low": np.asarray(cis[key][0]), "ci_high": np.asarray(cis[key][1])}
 
