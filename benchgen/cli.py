@@ -216,7 +216,11 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="normalize and aggregate a task,score CSV of raw scores")
     p.add_argument("suite")
     p.add_argument("csv", type=Path)
-    p.add_argument("--baseline", help="world_record (default), human, a reference agent, or a CSV file")
+    p.add_argument(
+        "--baseline",
+        help="the suite's default, raw, any reference table `benchgen compare` knows (NAME or NAME@CHECKPOINT; "
+        "`benchgen references SUITE` lists them), or a CSV file",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_score)
 
@@ -695,12 +699,24 @@ def cmd_score(args) -> int:
             f"{args.csv}: 'inf' for {', '.join(infinite[:3])}{' ...' if len(infinite) > 3 else ''}, but "
             f"{suite.name}'s protocol has no infinite gameplay; give the raw finite score"
         )
-    scorer = reg.scorer(suite)
-    result = scorer.score(raw, args.baseline)
+    scorer, notes = reg.scorer(suite), []
+    if args.baseline is None:
+        result = scorer.score(raw)
+    else:  # the names compare accepts: the suite's baselines and every reference table plugins ship
+        from benchgen.scoring import raw_summary, resolve_baseline
+
+        scorer, name, notes = resolve_baseline(scorer, reg.reference_scores(suite), args.baseline)
+        result = scorer.score(raw, name) if name is not None else raw_summary(raw)
     if args.json:
-        print(json.dumps(strict_json(result), default=_json_default, allow_nan=False))
+        print(
+            json.dumps(
+                strict_json({**result, **({"notes": notes} if notes else {})}), default=_json_default, allow_nan=False
+            )
+        )
     else:
         print(scorer.format_table(result))
+        for note in notes:
+            print(f"note: {note}")
     return 0
 
 
