@@ -13,12 +13,18 @@ shared filesystem on a cluster; trivially true on one machine).
 
 A task whose worker dies is retried from the unit's last committed checkpoint, with the unit's
 committed frame counter and episode numbers, so no episode is lost or recorded twice.
+
+SIGINT and SIGTERM reach the driver alone (never the processes on a cluster's nodes), so the
+driver passes the stop on through a Ray actor its units poll (:class:`StopSignal`): each unit
+stops at its next step and saves a checkpoint, as a unit of the local executor does, and the run
+exits 130, ready for ``benchgen resume``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from typing import Any
 
@@ -28,7 +34,12 @@ from benchgen.results.store import EpisodeTally, ResultsStore, Unit
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.ray_connect import _ray, connect
 from benchgen.run.schedule import count_retry, ready_units
+from benchgen.run.signals import STOP, StopRequested
 from benchgen.run.unit import execute_unit
+
+#: seconds the units of a stopped run get to reach their next step and save; past them the driver
+#: stops waiting, Ray ends the tasks, and a resume restarts them from their last committed checkpoint
+STOP_GRACE = 60.0
 
 
 class StreamingStore:
@@ -87,20 +98,56 @@ class StreamingStore:
         self._flush()
 
 
-def _remote_unit(run_dir: str, unit: Unit, next_episodes: dict[str, int], queue, tally: list[EpisodeTally]) -> str:
-    """A Ray task: run one unit, streaming its records to the driver."""
+class StopSignal:
+    """A Ray actor holding the driver's stop request (its SIGINT/SIGTERM), polled by its units."""
+
+    def __init__(self):
+        self._requested = False
+
+    def request(self) -> None:
+        self._requested = True
+
+    def requested(self) -> bool:
+        return self._requested
+
+
+def _watch_stop(stop, unit_over: threading.Event, every: float = 0.5) -> None:
+    """A unit's thread: turn the driver's stop request into this process's :data:`STOP` flag,
+    which the unit reads at every step (it then saves a checkpoint and stops)."""
+    ray = _ray()
+    while not unit_over.wait(every):
+        try:
+            requested = ray.get(stop.requested.remote())
+        except ray.exceptions.RayError:  # the actor is gone with the driver: the run is over
+            requested = True
+        if requested:
+            STOP.requested = True
+            return
+
+
+def _remote_unit(
+    run_dir: str, unit: Unit, next_episodes: dict[str, int], queue, tally: list[EpisodeTally], stop
+) -> bool:
+    """A Ray task: run one unit, streaming its records to the driver; whether it finished (False:
+    it stopped at the driver's request, its checkpoint saved)."""
     from benchgen.registry import get_registry
 
     os.environ[PIN_WORKERS_ENV] = "0"  # units share Ray's nodes: none pins env workers to cores
+    STOP.requested = False  # (a worker process Ray reuses keeps the flag of an earlier task)
     rundir = RunDir(run_dir)
     rundir.write_pid_file(unit.unit_id)
     r = resolve_from_meta(get_registry(), rundir.record())
     store = StreamingStore(unit, next_episodes, queue, tally)
+    unit_over = threading.Event()
+    threading.Thread(target=_watch_stop, args=(stop, unit_over), daemon=True).start()
     try:
         execute_unit(rundir, r, unit.unit_id, store=store)
+    except StopRequested:
+        return False
     finally:
+        unit_over.set()
         store.close()  # finished episodes reach the driver even if the unit raised
-    return unit.unit_id
+    return True
 
 
 def _commit(store: ResultsStore, message: tuple, progress, counts: dict[str, int]) -> None:
@@ -124,18 +171,24 @@ def _drain(queue, store, progress, counts) -> None:
 
 
 def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
-    """Run every unfinished unit as a Ray task; commit what they stream; retry dead workers."""
+    """Run every unfinished unit as a Ray task; commit what they stream; retry dead workers; on
+    SIGINT/SIGTERM have every unit save and stop, then raise :class:`StopRequested`."""
     ray = _ray()
     from ray.util.queue import Queue
 
     connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
     remote = ray.remote(max_retries=0)(_remote_unit)
     queue = Queue()
+    stop = ray.remote(num_cpus=0)(StopSignal).remote()
+    stop_by: float | None = None  # once stopping: when the units must have saved
     store = run_dir.store()
     futures: dict[Any, str] = {}
     counts: dict[str, int] = {}
     try:
         while True:
+            if STOP.requested and stop_by is None:
+                stop.request.remote()
+                stop_by = time.monotonic() + STOP_GRACE
             if futures:
                 done, _ = ray.wait(list(futures), num_returns=1, timeout=0.2)
             else:
@@ -152,7 +205,14 @@ def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
                     _drain(queue, store, progress, counts)
                     lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
                     why = f"{type(exc).__name__}: {lines[-1] if lines else ''}"
-                    count_retry(store, store.unit(unit_id), r.run.max_retries, why)
+                    if stop_by is None:  # (a unit lost while the run stops resumes like a stopped one)
+                        count_retry(store, store.unit(unit_id), r.run.max_retries, why)
+            if stop_by is not None:
+                if futures and time.monotonic() < stop_by:
+                    continue
+                for ref in futures:  # past the grace: their last committed checkpoints stand
+                    ray.cancel(ref, force=True)
+                raise StopRequested("run")
             busy = set(futures.values())
             ready = [u for u in ready_units(store) if u.unit_id not in busy]
             if not ready and not futures:
@@ -165,6 +225,7 @@ def run_ray(run_dir: RunDir, r: ResolvedRun, progress) -> None:
                     store.next_episode_numbers(unit.unit_id),
                     queue,
                     store.episode_tally(unit.unit_id),
+                    stop,
                 )
                 futures[ref] = unit.unit_id
                 if progress is not None:

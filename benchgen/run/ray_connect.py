@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from benchgen.errors import UsageError
+from benchgen.run.signals import stop_handlers_kept
 
 
 def _ray(otherwise: str = " or use --executor local"):
@@ -43,7 +44,8 @@ def connect(address: str | None, cpus_per_unit: float, gpus_per_unit: float) -> 
         # names one (ray.init(address=None) would join those); --address auto joins them
         address = "local"
     try:
-        with _loopback_only() if local else contextlib.nullcontext():
+        # Ray's own SIGTERM handlers (exit, or abort in its C++ core) would end a run half-way
+        with stop_handlers_kept(), _loopback_only() if local else contextlib.nullcontext():
             ray.init(
                 address=address,
                 include_dashboard=False,

@@ -127,6 +127,36 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_ends_whole(tmp_path):
     assert max(restarts) == 1.0
 
 
+def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path):
+    """Issue 27 item 6: Ray's own SIGTERM handler (installed when the workers' instance starts)
+    aborted the run with exit 134; the run stops like any other instead: a checkpoint, exit 130,
+    and a resume that ends the run whole."""
+    budget = 16 * ROUND_FRAMES
+    out = tmp_path / "run"
+    proc = start_cli(*_args(out, budget), plugins=PLUGINS)
+    deadline = time.time() + 240
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                if (out / "results.sqlite").is_file() and _store(out)[1]:  # the workers play: stop now
+                    proc.send_signal(signal.SIGTERM)
+                    break
+            except sqlite3.Error:  # the store is being made
+                pass
+            time.sleep(0.1)
+        _stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr[-3000:]
+    assert "benchgen resume" in stderr and "Traceback" not in stderr, stderr[-3000:]
+    joint = _store(out)[0]["joint-all-s0"]
+    assert joint["status"] == "running" and 0 < joint["frames_done"] < budget
+    proc = run_cli("resume", out, "--no-progress", plugins=PLUGINS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _check_whole(out, budget)
+
+
 def _scalar(directory: Path, tag: str) -> list[float]:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli_env, run_cli
+from tests.conftest import REPO, cli_env, run_cli, start_cli
 from tests.core.test_run_resume import _check_log, _episodes
 
 
@@ -132,3 +132,43 @@ def test_ray_without_address_starts_a_fresh_local_instance(tmp_path, monkeypatch
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [u[1] for u in _units(out)] == ["done"]
+
+
+def _stop_once_episodes_come(proc: subprocess.Popen, out: Path, signum: int, episodes: int) -> str:
+    """Send ``signum`` to the running ``proc`` once ``out`` holds more than ``episodes`` episodes;
+    its stderr, once it exited 130 with no traceback."""
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            if len(_episodes(out)) > episodes:  # the unit runs and streams its episodes to the driver
+                break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.1)
+    proc.send_signal(signum)
+    _stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr[-3000:]
+    assert "benchgen resume" in stderr and "Traceback" not in stderr, stderr[-3000:]
+    return stderr
+
+
+def test_ray_stops_on_sigint_and_sigterm_like_a_local_run_and_resumes_whole(tmp_path):
+    """Issue 27 item 6: SIGINT or SIGTERM to an ``--executor ray`` run (Ray's own handler
+    ignored them, or exited) stops its unit at its next step, which saves a checkpoint, and
+    exits 130 like the local executor; a resume stops the same way, and the last one finishes the
+    run with no episode lost or doubled."""
+    out = tmp_path / "run"
+    budget = 600_000  # seconds of the toy suite: enough for two stops on the way
+    run = ("run", "toy", "random", "--tasks", "count-20", "--frames", budget, "--out", out, "--no-progress")
+    proc = start_cli(*run, "--num-envs", "4", "--set", "checkpoint_every=20000", "--executor", "ray")
+    _stop_once_episodes_come(proc, out, signal.SIGINT, 0)
+    [(_, status, retries, stopped_at, _)] = _units(out)
+    assert (status, retries) == ("running", 0) and 0 < stopped_at < budget  # stopped, not failed or done
+    _stop_once_episodes_come(start_cli("resume", out, "--no-progress"), out, signal.SIGTERM, len(_episodes(out)))
+    [(_, status, retries, frames, _)] = _units(out)
+    assert (status, retries) == ("running", 0) and stopped_at < frames < budget
+    proc = run_cli("resume", out, "--no-progress", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [(_, status, retries, frames, _)] = _units(out)
+    assert (status, retries, frames) == ("done", 0, budget)
+    _check_log(_episodes(out))
