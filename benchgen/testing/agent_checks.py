@@ -341,6 +341,8 @@ def check_save_load(kit: AgentKit, suite_name: str, batches: int = 6) -> None:
                 obs, *_ = probe.step(rng.integers(0, n, size=probe.num_envs))
             trained.save(unit_dir / "checkpoint")
             fresh = build_agent(r, probe)
+            if r.spec.needs.capabilities:  # both read the same emulators (a planner acts from their state)
+                trained.use_emulators(fresh.emulators)
         finally:
             probe.close()
         fresh.load(unit_dir / "checkpoint")
@@ -348,8 +350,13 @@ def check_save_load(kit: AgentKit, suite_name: str, batches: int = 6) -> None:
         for who in (trained, fresh):
             with fixed_global_rngs(seed):
                 actions.append([np.asarray(who.act(batch, greedy=True)) for batch in observations])
-    for batch, got in zip(observations, actions[0]):
-        if got.shape != (len(batch),) or not np.issubdtype(got.dtype, np.integer) or ((got < 0) | (got >= n)).any():
+    # an agent with per-frame actions (the frame_actions capability) gives one row of them per observation
+    shapes = [(len(b),) for b in observations]
+    if "frame_actions" in r.spec.needs.capabilities:
+        per_frame = [((len(b),), (len(b), r.suite.frames_per_step)) for b in observations]
+        shapes = [got.shape if got.shape in ok else ok[0] for ok, got in zip(per_frame, actions[0])]
+    for batch, got, shape in zip(observations, actions[0], shapes):
+        if got.shape != shape or not np.issubdtype(got.dtype, np.integer) or ((got < 0) | (got >= n)).any():
             raise _fail(
                 agent, f"act() returned {got!r} for {len(batch)} observations; expected one action in [0, {n}) each"
             )

@@ -95,6 +95,33 @@ class TestRainbowIQNJoint(FirstParty):
     settings = RAINBOW_IQN
 
 
+
+class TestFrameRandom(FirstParty):
+    agent_name = "frame_random"
+    runs_on = (PIXELS,)  # per-frame actions: kit_vector offers no emulator capability
+
+
+#: the planners on a budget of a few hundred simulated frames per action
+PLANNER = {"max_frames_per_action": 96}
+
+
+class TestUCT(FirstParty):
+    agent_name = "uct"
+    runs_on = (PIXELS,)  # it plans with clone_state: kit_vector must refuse it
+    settings = {**PLANNER, "simulations_per_action": 8, "max_depth_frames": 32}
+
+
+class TestBrFS(FirstParty):
+    agent_name = "brfs"
+    runs_on = (PIXELS,)
+    settings = PLANNER
+
+
+class TestBrute(FirstParty):
+    agent_name = "brute"
+    settings = {"epsilon": 0.05}  # explores within a few hundred steps
+
+
 def test_every_first_party_agent_has_a_kit_test():
     tested = {cls.agent_name for cls in FirstParty.__subclasses__() if cls.agent_name}
     assert tested == {spec.name for spec in benchgen_agents.benchgen_agents()}

@@ -1,0 +1,56 @@
+"""The ALE paper's planners, breadth-first search and UCT (Bellemare et al. 2013, section 3.2).
+
+They plan with the emulator itself, so they need the suite's ``clone_state`` capability
+(:mod:`benchgen.capabilities`): a suite that does not offer it refuses them in one line.
+``benchgen run atari_saber uct --protocol ale2013`` plays as the paper did (an action every 5
+frames, 500 simulations of up to 300 frames per action); the paper's budgets are large (about 15
+seconds per action on its machines), see each config's fields to reduce them.
+"""
+
+from __future__ import annotations
+
+from benchgen.agent import AgentNeeds, AgentSpec
+
+
+def _brfs(config, environment):
+    from benchgen_agents.planning.brfs import BrFSAgent
+
+    return BrFSAgent(config, environment)
+
+
+def _uct(config, environment):
+    from benchgen_agents.planning.uct import UCTAgent
+
+    return UCTAgent(config, environment)
+
+
+def _configs():
+    from benchgen_agents.planning.brfs import BrFSConfig
+    from benchgen_agents.planning.uct import UCTConfig
+
+    return BrFSConfig, UCTConfig
+
+
+#: both plan with the emulator and ignore observations and the learning reward
+PLANNER_NEEDS = AgentNeeds(reward="benchmark", capabilities=("clone_state",))
+
+_BRFS_CONFIG, _UCT_CONFIG = _configs()
+
+SPECS = [
+    AgentSpec(
+        name="brfs",
+        config_class=_BRFS_CONFIG,
+        factory=_brfs,
+        description="breadth-first search with the emulator, 133,000 frames per action (Bellemare et al. 2013)",
+        needs=PLANNER_NEEDS,
+        default_num_envs=1,
+    ),
+    AgentSpec(
+        name="uct",
+        config_class=_UCT_CONFIG,
+        factory=_uct,
+        description="UCT with the emulator, 500 simulations of 300 frames per action (Bellemare et al. 2013)",
+        needs=PLANNER_NEEDS,
+        default_num_envs=1,
+    ),
+]
