@@ -164,6 +164,11 @@ class SonicLevelEnv(gym.Env):
             }
         return obs, float(reward), terminated, truncated, info
 
+    def emulator_ram(self) -> np.ndarray:
+        """The Genesis work RAM (64 KiB), for agents that declare the ``ram`` capability
+        (:mod:`benchgen.capabilities`; the vector env reads it through ``call``)."""
+        return np.array(self._retro.get_ram(), dtype=np.uint8)
+
     def render(self):
         """The last screen (``render_mode="rgb_array"``); None otherwise."""
         if self.render_mode == "rgb_array":

@@ -87,6 +87,10 @@ class SonicSuite(Suite):
         level = self.level(task)
         check_level_files(level.game, level.state)
 
+    def capabilities(self) -> frozenset[str]:
+        """The Genesis RAM (``benchgen_sonic.vector.SonicEmulators`` says what is not offered)."""
+        return frozenset({"ram"})
+
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SonicVectorEnv:
         """One worker process per task; ``mode`` does not change the protocol. Observations are
         the workers' shared-memory screens, valid until the next ``step``/``reset``."""
