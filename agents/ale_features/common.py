@@ -1,7 +1,7 @@
 """What the ALE paper's feature sets share: the screen's shape and palette, the tile grid, the
 per-pixel background, and the index of a pair of features.
 
-Bellemare et al. 2013 (the ALE paper), section 2.1: "each observation consists of a single game
+Bellemare et al. 2013 (the ALE paper), section 2.2: "each observation consists of a single game
 screen (frame): a 2D array of 7-bit pixels, 160 pixels wide by 210 pixels high". The extractors of
 this package read that array as palette indices ``0..127`` (``Emulators.palette_screen``, ALE's
 byte value >> 1), and return the *indices of the active binary features*, sorted and unique: the

@@ -18,7 +18,7 @@ operations; the per-episode bookkeeping runs only on steps where an episode ends
   (18,000 frames), i.e. the score was still going up when the cap cut the game;
 * score-counter rollover (SABER appendix C): a single reward <= -900,000 is a wrapped counter,
   corrected by adding back ``10**ceil(log10|r|)`` and logged as an event;
-* 5-minute and 30-minute scores (SABER section 3.2): the cumulative raw score at 18,000 and
+* 5-minute and 30-minute scores (SABER section 5, Tables 7-9): the cumulative raw score at 18,000 and
   108,000 frames (the final score if the episode is shorter);
 * one game per backend: several games in one env (joint training) are several native vector
   envs, stepped concurrently (all ``send`` first, then all ``recv``); a ``game:mMdD`` flavor is

@@ -9,7 +9,7 @@ ale-py's native C++ ``AtariVectorEnv``, which has no way to set a mode or a diff
 ``ale_py.ALEInterface`` per sub-environment with ``setMode``/``setDifficulty``:
 
 * sticky actions: ALE's own ``repeat_action_probability``, decided by the emulator at every frame
-  (Machado et al. 2018, section 4);
+  (Machado et al. 2018, section 4.2);
 * action repeat ``frameskip``, rewards summed, the loop cut at game over or the frame cap; the last
   two frames are captured and max-pooled exactly as ale-py does, including its quirk on a cut
   step (the frames not emulated keep their last values, the max pool is in place);

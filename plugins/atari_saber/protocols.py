@@ -126,7 +126,7 @@ class AtariProtocol:
         if self.infinite_gameplay and not self.max_stuck_frames:
             raise UsageError(
                 "infinite_gameplay needs max_stuck_frames > 0: an episode is infinite when the cap cuts it "
-                "with a positive reward within the last max_stuck_frames (SABER section 3.1)"
+                "with a positive reward within the last max_stuck_frames (SABER section 3.2 and appendix E)"
             )
         if self.evaluation_episodes and self.evaluation_frames:
             raise UsageError("give evaluation_episodes or evaluation_frames, not both (set the other to 0)")
@@ -199,13 +199,15 @@ SABER = AtariProtocol(
     sources={
         **_NO_EVALUATION,
         "sticky_action_probability": "SABER Table 1 (Machado et al.'s sticky actions)",
-        "frameskip": "SABER section 4: Rainbow/IQN preprocessing (action repeat 4)",
+        "frameskip": "SABER appendix B.1: Rainbow's and IQN's preprocessing, action repeat 4 (section 5: what SABER "
+        "leaves open follows Rainbow and IQN)",
         "full_action_space": "SABER Table 1: 18 actions",
         "noop_max": "SABER Table 1: same starting state",
         "life_loss_ends_training_episodes": "SABER Table 1: life information not allowed",
         "max_episode_frames": "SABER Table 1: 100 hours at 60 frames/s",
         "max_stuck_frames": "SABER Table 1: max stuck time 5 minutes",
-        "infinite_gameplay": "SABER section 3.1",
+        "infinite_gameplay": "SABER section 3.2 (infinite scores capped at 200% of the record in the mean) and "
+        "appendix E (Table 6: still scoring when the 100-hour cap ends the episode)",
         "task_score": "SABER section 3.2: mean of 100 consecutive training episodes",
     },
 )
@@ -225,11 +227,13 @@ MACHADO2018 = AtariProtocol(
     sources={
         **_NO_SABER_RULES,
         **_NO_EVALUATION,
-        "sticky_action_probability": f"{_MACHADO}, section 'Injecting Stochasticity': sticky actions, 0.25",
-        "full_action_space": f"{_MACHADO}; SABER section 2 (Machado's recommendation of all 18 actions)",
-        "life_loss_ends_training_episodes": f"{_MACHADO}, 'Episode Termination': game over only",
+        "sticky_action_probability": f"{_MACHADO}, section 4.2 and Table 1: sticky actions, stickiness 0.25",
+        "full_action_space": "SABER section 2.1, 'Action set': Machado et al.'s recommendation of all 18 actions "
+        "(not restated in their extended abstract)",
+        "life_loss_ends_training_episodes": f"{_MACHADO}, section 2, 'Episode Termination': game over only",
         "max_episode_frames": f"{_SABER_SECTION_2}.2: 5 minutes in Revisiting ALE",
-        "task_score": f"{_MACHADO}, 'Summarizing Learning Performance': last 100 training episodes",
+        "task_score": f"{_MACHADO}, section 3 ('Performance During Training') and Table 1: the last 100 "
+        "training episodes",
     },
     open_values={
         "frameskip": "not restated in the extended abstract; benchgen: 4, the DQN setup Machado et al. evaluate",
@@ -258,9 +262,10 @@ DQN2015 = AtariProtocol(
         "evaluation_frames": "none: the evaluation is counted in episodes",
         "sticky_action_probability": "Mnih et al. 2015: the deterministic ALE of the time",
         "frameskip": "Mnih et al. 2015, Methods: the agent sees and acts on every 4th frame",
-        "full_action_space": f"Mnih et al. 2015 (minimal action set); {_SABER_SECTION_2}",
+        "full_action_space": f"Mnih et al. 2015 (minimal action set); {_SABER_SECTION_2}.1, 'Action set'",
         "noop_max": "Mnih et al. 2015, Methods: up to 30 no-op actions at the start of evaluation episodes",
-        "life_loss_ends_training_episodes": f"{_SABER_SECTION_2}.1; {_MACHADO}, 'Episode Termination'",
+        "life_loss_ends_training_episodes": f"{_SABER_SECTION_2}.1, 'End of an episode'; {_MACHADO}, section 2, "
+        "'Episode Termination'",
         "evaluation_episodes": "Mnih et al. 2015: the trained agent plays 30 evaluation episodes",
         "evaluation_epsilon": "Mnih et al. 2015: epsilon-greedy with epsilon 0.05 during evaluation",
         "evaluation_episode_cap_frames": "Mnih et al. 2015: evaluation episodes of up to 5 minutes",
@@ -318,7 +323,8 @@ ALE2013 = AtariProtocol(
         "task_score": "Bellemare et al. 2013, section 3.1.2: average score of the evaluation episodes",
         "frameskip": "Bellemare et al. 2013, section 3.1.2 and appendix C: the agent acts every 5 frames",
         "max_episode_frames": "Bellemare et al. 2013, section 3.1.2: 5 minutes (18,000 frames)",
-        "full_action_space": "Bellemare et al. 2013, section 3.3 (agents choose among all 18 actions)",
+        "full_action_space": "Bellemare et al. 2013, section 2.2: the joystick's 18 actions (the minimal sets are "
+        "not used)",
         "noop_max": "Bellemare et al. 2013, section 3.1.2: the episode starts on the frame after reset",
         "training_episodes": "Bellemare et al. 2013, appendix C: 5,000 training episodes per trial",
         "evaluation_episodes": "Bellemare et al. 2013, appendix C: 500 evaluation episodes, no learning",

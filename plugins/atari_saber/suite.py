@@ -54,7 +54,7 @@ class AtariSaberSuite(Suite):
     default_checkpoints = (10_000_000, 50_000_000, 100_000_000, 200_000_000)  # SABER Table 6 columns
     default_num_envs = 8  # a throughput choice, not a protocol value (SABER does not fix it)
     episode_fields = tuple(saber_env.SCORE_MARKS)  # ("score_5min", "score_30min")
-    # SABER section 3: the score at 5 minutes (Machado et al.'s cap), at 30 minutes (the DQN-era
+    # SABER section 5 and Tables 7-9: the score at 5 minutes (Machado et al.'s cap), at 30 minutes (the DQN-era
     # cap) and uncapped, from the same episodes
     score_views = {"score_5min": "5 min", "score_30min": "30 min"}
     end_reasons = saber_env.END_REASONS
