@@ -1,10 +1,10 @@
 """Joint training (Nichol et al. 2018, "Gotta Learn Fast"): ``ppo_joint``, ``rainbow_joint``
 (the paper's two joint baselines) and ``rainbow_iqn_joint`` (SABER's agent trained the same way).
 
-A joint agent is the same algorithm as its single-task agent (same config class and factory;
-its single agent's per-suite defaults plus the paper's distributed setup,
-:data:`JOINT_SUITE_DEFAULTS`). What makes it joint is the runner's plan (``AgentSpec.joint =
-True``), per seed:
+A joint agent is the same algorithm as its single-task agent (same config class, factory and
+``AgentSpec.algorithm``, so a suite's tuned settings for it apply, its ``joint`` entry on top:
+the Sonic suite's holds the paper's distributed setups). What makes it joint is the runner's plan
+(``AgentSpec.joint = True``), per seed:
 
 1. a ``joint`` unit: one policy on the split's train tasks. With ``workers=N`` (on Sonic the
    paper's: 188 for PPO), N data-parallel workers (:mod:`benchgen_agents.data_parallel`), each
@@ -37,16 +37,6 @@ import importlib
 from benchgen.agent import AgentSpec
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
 
-#: the joint agents' own per-suite defaults, over their single-task agent's: Gotta Learn Fast's
-#: distributed setups. Joint PPO (section 4.5): "188 parallel workers, each of which is assigned
-#: a level from the training set" (one sub-environment each; 188 = 4 x 47 training levels).
-JOINT_SUITE_DEFAULTS: dict[str, dict[str, dict[str, object]]] = {
-    "ppo_joint": {"sonic": {"workers": 188, "envs_per_worker": 1}},
-    # Joint Rainbow (section 4.6, Algorithm 2): "32 GPUs. Each GPU corresponds to a single worker,
-    # where each worker has its own replay buffer and eight environments"; N = 256 per worker
-    "rainbow_joint": {"sonic": {"workers": 32, "envs_per_worker": 8, "batch_size": 256}},
-}
-
 #: joint agents whose environments draw a new task every episode (``AgentSpec.task_sampling``):
 #: joint Rainbow's "joint environments" (section 4.6, Algorithm 2)
 TASK_SAMPLING = {"rainbow_joint": "episode"}
@@ -59,11 +49,8 @@ PAPER_SETUPS = {
 
 
 def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
-    """The joint-training twin of ``spec``: same algorithm and settings, ``joint=True``, with the
-    joint agent's own suite defaults (:data:`JOINT_SUITE_DEFAULTS`) over the single agent's."""
-    defaults = {k: dict(v) for k, v in spec.suite_defaults.items()}
-    for suite, values in JOINT_SUITE_DEFAULTS.get(name, {}).items():
-        defaults.setdefault(suite, {}).update(values)
+    """The joint-training twin of ``spec``: same algorithm (``AgentSpec.algorithm``) and settings,
+    ``joint=True``."""
     check = spec.check_config
     if name in PAPER_SETUPS:
         check = WorkerSettingsCheck(name, PAPER_SETUPS[name])
@@ -72,7 +59,6 @@ def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
         name=name,
         joint=True,
         description=description,
-        suite_defaults=defaults,
         check_config=check,
         task_sampling=TASK_SAMPLING.get(name, "fixed"),
     )

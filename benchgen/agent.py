@@ -214,9 +214,12 @@ class AgentSpec:
     zero-shot and (with ``--finetune``) fine-tuned on every test task."""
     default_num_envs: int | None = None
     """Sub-environments per unit if the user does not say (None: the suite's default)."""
-    suite_defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per-suite overrides of config defaults, e.g. ``{"sonic": {"n_steps": 8192}}``: the agent's
-    hyperparameters for a suite, whatever the suite's papers used (see :meth:`defaults_for`)."""
+    algorithm: str = ""
+    """The algorithm whose published settings this agent's config takes: suites key the settings
+    they tuned for their tasks by it (``Suite.tuned_settings``, :mod:`benchgen.tuned`), so an
+    agent gets a task's tuned values without knowing any suite. Empty: the agent's name. A joint
+    agent keeps its single-task agent's; another plugin's implementation of the same algorithm,
+    with the same config field names, may declare it too."""
     needs: AgentNeeds = field(default_factory=AgentNeeds)
     """What the agent asks of the suite's agent wrappers: observation format, reward, named
     actions (:class:`AgentNeeds`)."""
@@ -228,9 +231,9 @@ class AgentSpec:
     """Named sets of config defaults, e.g. a paper's values and those of its released code:
     ``{"paper": {}, "code": {"noisy_sigma0": 0.1}}``. The config class then has a ``variant``
     field whose default names the set a run uses unless told (``--set variant=NAME``). A run's
-    agent config is the config class's defaults, overridden by the suite's (``suite_defaults``),
-    then by the chosen variant's, then by the user's ``--config``/``--set`` settings: a setting
-    given explicitly always wins. An unknown variant is refused in one line while the run
+    agent config is the config class's defaults, overridden by the suite's tuned settings for
+    the task (``Suite.tuned_settings``), then by the chosen variant's, then by the user's
+    ``--config``/``--set`` settings: a setting given explicitly always wins. An unknown variant is refused in one line while the run
     resolves, before anything is written (:meth:`variant_defaults`). Empty: no variants."""
 
     task_sampling: str = "fixed"
@@ -245,6 +248,7 @@ class AgentSpec:
     not the paper's setup). None: nothing to check."""
 
     def __post_init__(self) -> None:
+        self.algorithm = self.algorithm or self.name
         if self.variants:  # a plugin author's mistake: say so at registration, not in a user's run
             settable = {f.name for f in dataclasses.fields(self.config_class) if f.init}
             if "variant" not in settable:
@@ -291,14 +295,3 @@ class AgentSpec:
         if not isinstance(name, str) or name not in self.variants:
             raise did_you_mean(f"{self.name} variant", str(name), self.variants)
         return dict(self.variants[name])
-
-    def defaults_for(self, suite: Any) -> dict[str, Any]:
-        """The ``suite_defaults`` entry for ``suite``: its own name's, else that of the nearest
-        base class with one (a suite derived from ``sonic`` under another name, e.g. a test
-        integration, keeps the Sonic settings); empty if none applies."""
-        names = [suite.name]
-        names += [cls.__dict__["name"] for cls in type(suite).__mro__ if isinstance(cls.__dict__.get("name"), str)]
-        for name in names:
-            if name in self.suite_defaults:
-                return dict(self.suite_defaults[name])
-        return {}

@@ -394,7 +394,11 @@ def cmd_settings(args) -> int:
     from benchgen.config import RunConfig, settings_table
 
     spec = args.registry.agent(args.agent)
-    defaults = spec.defaults_for(args.registry.suite(args.suite)) if args.suite else {}
+    defaults = {}
+    if args.suite:  # the suite's tuned settings for all its tasks (a task's own: benchgen run ... --plan)
+        from benchgen.tuned import tuned_values
+
+        defaults = tuned_values(args.registry.suite(args.suite), spec.algorithm, joint=spec.joint)
     print("run settings (--set run.KEY=VALUE, or KEY=VALUE when unambiguous):")
     print(settings_table(RunConfig))
     where = f" on {args.suite}" if args.suite else ""
@@ -419,7 +423,8 @@ def _run_config(args, registry):
     overrides: dict[str, Any] = {}
     if args.config:
         overrides.update(load_config_file(args.config))
-    overrides.update(parse_set_pairs(args.set_pairs))
+    set_pairs = parse_set_pairs(args.set_pairs)
+    overrides.update(set_pairs)
     run_over, agent_over = split_overrides(
         overrides, spec.config_class, "--config/--set", listed_by=f"benchgen settings {spec.name} --suite {suite.name}"
     )
@@ -457,7 +462,9 @@ def _run_config(args, registry):
     if args.progress_every is not None:
         run_over["progress_every"] = args.progress_every
     run = build_dataclass(RunConfig, run_over, "run config")
-    return run, agent_over
+    given = {key.removeprefix("agent.") for key in set_pairs}
+    sources = {key: "--set" if key in given else f"--config {args.config}" for key in agent_over}
+    return run, agent_over, sources
 
 
 def cmd_run(args) -> int:
@@ -468,10 +475,10 @@ def cmd_run(args) -> int:
     from benchgen.run.signals import STOP
 
     reg = args.registry
-    run, agent_over = _run_config(args, reg)
+    run, agent_over, sources = _run_config(args, reg)
     if args.vary:
-        return _run_sweep(args, reg, run, agent_over)
-    resolved = resolve(reg, run, agent_over)
+        return _run_sweep(args, reg, run, agent_over, sources)
+    resolved = resolve(reg, run, agent_over, override_sources=sources)
     if args.plan:  # checked like a run (resolve), but no agent is built and nothing is written
         print(describe_plan(resolved, plan_units(resolved)))
         return 0
@@ -486,7 +493,7 @@ def cmd_run(args) -> int:
     return _execute(run_dir, resolved)
 
 
-def _run_sweep(args, reg, run, agent_over) -> int:
+def _run_sweep(args, reg, run, agent_over, sources) -> int:
     import time
 
     from benchgen.run import studies
@@ -500,9 +507,15 @@ def _run_sweep(args, reg, run, agent_over) -> int:
     param, values = studies.parse_vary(args.vary[0])
     # an agent setting (e.g. Const's action) or else a protocol parameter
     if studies.is_agent_setting(reg.agent(run.agent), param):
-        conditions = [(studies.condition_label(param, v), resolve(reg, run, {**agent_over, param: v})) for v in values]
+        varied = {**sources, param: "--vary"}
+        conditions = [
+            (studies.condition_label(param, v), resolve(reg, run, {**agent_over, param: v}, override_sources=varied))
+            for v in values
+        ]
     else:
-        conditions = [(studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v})) for v in values]
+        conditions = [
+            (studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v}, sources)) for v in values
+        ]
     if args.plan:
         for label, resolved in conditions:
             print(f"condition {label}:\n{describe_plan(resolved, plan_units(resolved))}")

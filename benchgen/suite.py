@@ -36,6 +36,7 @@ import gymnasium as gym
 from benchgen.errors import UsageError
 from benchgen.inputs import read_yaml
 from benchgen.scoring import PublishedAggregate, ReferenceScores, Scorer, read_reference_csv, read_score_csv
+from benchgen.tuned import TunedSettings, entries_for, load_tuned_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from benchgen.capabilities import Emulators
@@ -363,6 +364,21 @@ class Suite(abc.ABC):
         module has the files next to its own module)."""
         source = getattr(sys.modules.get(type(self).__module__), "__file__", None)
         return sorted((Path(source).parent / folder).glob(pattern)) if source else []
+
+    def tuned_settings(self, algorithm: str, task: str | None, joint: bool = False) -> list[TunedSettings]:
+        """The settings this suite's sources tuned ``algorithm`` with (``AgentSpec.algorithm``) for
+        a unit playing ``task`` (None with ``joint``: a unit that trains on several tasks at once),
+        lowest precedence first (:func:`benchgen.tuned.entries_for`): each with its source and
+        optionally the task's budget and sub-environments. Default: the file
+        ``tuned/<algorithm>.yaml`` (:mod:`benchgen.tuned` describes it) next to the module of this
+        suite's class, else of the nearest base class that has one (a suite derived from another,
+        e.g. a test integration of Sonic, keeps its settings); none without it."""
+        for cls in type(self).__mro__:
+            source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+            path = Path(source).parent / "tuned" / f"{algorithm}.yaml" if source else None
+            if path is not None and path.is_file():
+                return entries_for(load_tuned_file(path), task, joint)
+        return []
 
     def splits(self) -> list[Split]:
         """The suite's own splits: every ``splits/*.yaml`` file (see :func:`load_split_yaml`; a

@@ -72,9 +72,10 @@ def ale_env(game: str, num_envs: int, seed: int, threads: int):
 
 
 def atari_defaults() -> dict:
-    from benchgen_agents.ppo import load_suite_defaults
+    from benchgen.tuned import tuned_values
+    from benchgen_atari_saber.suite import AtariSaberSuite
 
-    return dict(load_suite_defaults()["atari_saber"])
+    return tuned_values(AtariSaberSuite(), "ppo")
 
 
 def run_plain_sb3(game: str, steps: int, num_envs: int, seed: int, threads: int) -> tuple[int, float]:

@@ -5,8 +5,8 @@ entry ``atari``): 8 environments, horizon 128, 4 epochs, minibatch 256, lr 2.5e-
 both decayed linearly to 0, value coefficient 0.5, entropy coefficient 0.01, gamma 0.99,
 GAE lambda 0.95. They follow Schulman et al. 2017, table 5 (which used 3 epochs and a value
 coefficient of 1).
-Per-suite overrides live in ``defaults/<suite>.yaml`` next to this file (Sonic: the settings of
-Nichol et al. 2018, "Gotta Learn Fast").
+Suites supply the values they tuned for their tasks (``Suite.tuned_settings``: Sonic the settings
+of Nichol et al. 2018, "Gotta Learn Fast"; gymnasium the RL Zoo's per task).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Rainbow (Hessel et al. 2018): the C51 agent of the SABER and Gotta Learn Fast baselines.
 
-``config.py`` (torch-free) holds the settings and the Sonic defaults; ``agent.py`` the agent,
+``config.py`` (torch-free) holds the settings; ``agent.py`` the agent,
 built from ``benchgen_agents.value_based``'s parts. torch is imported only when an agent is
 built, so ``benchgen list`` stays fast.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
-from benchgen_agents.rainbow.config import SONIC_DEFAULTS, VARIANTS, RainbowConfig
+from benchgen_agents.rainbow.config import VARIANTS, RainbowConfig
 
 
 def make_agent(config: RainbowConfig, environment: AgentEnvironment):
@@ -26,7 +26,6 @@ SPECS = [
         factory=make_agent,
         description="Rainbow (Hessel et al. 2018): C51 head, dueling noisy nets, double Q, 3-step PER replay",
         default_num_envs=1,
-        suite_defaults={"sonic": dict(SONIC_DEFAULTS)},  # Gotta Learn Fast section 4.2
         check_config=WorkerSettingsCheck("rainbow"),
         variants=VARIANTS,  # paper (the defaults) and der (Data-Efficient Rainbow, Atari 100K): see config.py
     )

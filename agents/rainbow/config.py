@@ -7,10 +7,9 @@ already (n = 3, double Q, dueling, PER omega 0.5 and beta 0.4 -> 1, replay 1M, l
 80K frames, target copy every 32K frames, one update per 4 agent steps, batch 32, gamma 0.99,
 rewards clipped to [-1, 1]); the fields below are the C51 head, the noisy nets and Adam.
 
-On Sonic the defaults are Gotta Learn Fast's (Nichol et al. 2018, section 4.2, and
-:data:`SONIC_DEFAULTS`): Vmax = 200, replay 0.5M, no hyperparameter schedules (beta stays at its
-initial 0.4), rewards not clipped (the suite's allow-backtracking reward is what the agent
-learns from; Vmax = 200 "accounts for Sonic's reward scale").
+On Sonic the Sonic suite supplies Gotta Learn Fast's values (Nichol et al. 2018, section 4.2;
+``plugins/sonic/tuned/rainbow.yaml``): Vmax = 200, replay 0.5M, no hyperparameter schedules
+(beta stays at its initial 0.4), rewards not clipped.
 
 Variants (``--set variant=NAME``, :data:`VARIANTS`): ``paper``, the defaults below, and ``der``,
 Data-Efficient Rainbow for Atari 100K (:data:`DER`). A variant only supplies defaults: settings
@@ -25,19 +24,6 @@ from dataclasses import dataclass
 
 from benchgen.errors import UsageError, did_you_mean
 from benchgen_agents.value_based.config import ValueBasedConfig, check_int, check_number
-
-#: ``suite_defaults["sonic"]``: Gotta Learn Fast section 4.2. "We set Vmax = 200 to account for
-#: Sonic's reward scale" (v_min mirrors it, as in OpenAI's retro-baselines Rainbow agent for the
-#: same benchmark: min_val=-200); "a replay buffer size of 0.5M instead of 1M"; "we do not use
-#: hyper-parameter schedules; rather, we simply use the initial values of the schedules" (beta
-#: 0.4 throughout); rewards are the suite's learning reward, unclipped.
-SONIC_DEFAULTS: dict[str, object] = {
-    "v_min": -200.0,
-    "v_max": 200.0,
-    "replay_capacity": 500_000,
-    "priority_weight_end": 0.4,
-    "reward_clip": 0.0,
-}
 
 #: Data-Efficient Rainbow (van Hasselt, Hessel, Aslanides 2019, "When to use parametric models in
 #: reinforcement learning?", appendix, the hyper-parameter table beside Rainbow's): one update per

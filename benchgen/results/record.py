@@ -100,6 +100,18 @@ class RunRecord:
     external_loop: bool = False
     #: one entry per ``resume --force`` under another protocol or software
     forced_resumes: list[dict[str, Any]] = field(default_factory=list)
+    #: where each value of ``agent_config`` comes from: "agent default", the suite's tuned
+    #: settings and their source, a variant, ``--config FILE`` or ``--set`` (runs made before
+    #: sources were recorded: empty)
+    agent_config_sources: dict[str, str] = field(default_factory=dict)
+    #: the agent configs of tasks the suite tuned on their own, in a run of several tasks
+    task_agent_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: their sources (task -> field -> source)
+    task_agent_config_sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: each task's budget the suite gave (budget unit), for a run that gave none
+    task_budgets: dict[str, int] = field(default_factory=dict)
+    #: each task's sub-environments the suite gave, for a run without ``--num-envs``
+    task_num_envs: dict[str, int] = field(default_factory=dict)
     #: the file's format (:data:`RUN_FORMAT` once read: older files are migrated)
     format: int = RUN_FORMAT
     #: entries this version does not know, kept as written

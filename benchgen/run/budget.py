@@ -23,7 +23,7 @@ from benchgen.results.store import Unit
 def vector_width(r, unit: Unit) -> int:
     """The sub-environments a learning unit of run ``r`` steps at once (all data-parallel workers'
     together)."""
-    num_envs = r.num_envs
+    num_envs = r.num_envs_for(unit.tasks)
     workers = int(getattr(r.agent_config, "workers", 1) or 1)
     if workers > 1:
         return workers * int(getattr(r.agent_config, "envs_per_worker", num_envs) or num_envs)

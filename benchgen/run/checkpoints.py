@@ -103,7 +103,7 @@ def write_checkpoint(
         "frames": frames,
         "suite": r.suite.name,
         "agent": r.spec.name,
-        "agent_config": to_dict(r.agent_config),
+        "agent_config": to_dict(r.config_for(unit.tasks)),
         "run": to_dict(r.run),
         "protocol": r.suite.protocol(),
         "init_checkpoint": unit.init_checkpoint,

@@ -43,7 +43,7 @@ def preflight(r: ResolvedRun) -> None:
     task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
     env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)
     try:
-        agent = build_agent(r, env)
+        agent = build_agent(r, env, [task])
         if r.run.from_checkpoint:
             agent.load(Path(r.run.from_checkpoint))
     finally:

@@ -18,7 +18,7 @@ from typing import Any
 
 from benchgen import protocols
 from benchgen.agent import AgentSpec
-from benchgen.config import RunConfig, build_dataclass, replace_config, suite_values, to_dict
+from benchgen.config import RunConfig, build_dataclass, to_dict
 from benchgen.errors import UsageError
 from benchgen.phases import (
     FINE_TUNING,
@@ -34,6 +34,7 @@ from benchgen.registry import Registry
 from benchgen.results.record import RunRecord
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
+from benchgen.run.agent_settings import describe_sources, resolve_agent_settings
 from benchgen.run.budget import describe_vector_steps, planned_frames
 from benchgen.run.cost import describe_cost
 from benchgen.run.resolved import ResolvedRun
@@ -86,10 +87,15 @@ def validate_run_config(run: RunConfig, suite: Suite) -> None:
 
 
 def resolve(
-    registry: Registry, run: RunConfig, agent_overrides: dict[str, Any], protocol_changes: dict[str, Any] | None = None
+    registry: Registry,
+    run: RunConfig,
+    agent_overrides: dict[str, Any],
+    protocol_changes: dict[str, Any] | None = None,
+    override_sources: dict[str, str] | None = None,
 ) -> ResolvedRun:
     """Validate names and numbers and fill protocol defaults. Raises UsageError on bad input.
-    ``protocol_changes``: parameters changed on top of ``run.protocol`` (one condition of a sweep)."""
+    ``protocol_changes``: parameters changed on top of ``run.protocol`` (one condition of a sweep);
+    ``override_sources``: which of ``--config``/``--set`` gave each of ``agent_overrides``."""
     choice = protocols.parse_choice(run.protocol)
     if protocol_changes:
         default = registry.suite(run.suite)
@@ -116,7 +122,14 @@ def resolve(
             raise UsageError(f"split '{split.name}' has no test tasks to fine-tune on; choose a split with a test set")
     for task in set(tasks) | set(split.test if (split and spec.joint) else ()):
         suite.check_task_available(task)
-    budget = suite.default_budget if run.budget is None else run.budget
+    settings = resolve_agent_settings(spec, suite, tasks, agent_overrides, override_sources)
+    task_budgets = settings.budgets if run.budget is None else {}
+    if run.budget is not None:
+        budget = run.budget
+    elif task_budgets:  # the longest task's: reporting points scale to each unit's own budget
+        budget = max(task_budgets.get(t, suite.default_budget) for t in tasks)
+    else:
+        budget = suite.default_budget
     if run.checkpoints is not None:
         checkpoints = sorted(set(run.checkpoints))
         if any(c <= 0 or c > budget for c in checkpoints):
@@ -129,20 +142,29 @@ def resolve(
         raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
     if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
         raise UsageError(f"--from {run.from_checkpoint}: no benchgen checkpoint there (no {CHECKPOINT_FILE})")
-    defaults = spec.defaults_for(suite)
-    # the chosen variant's defaults (AgentSpec.variants) over the suite's, under the user's settings
-    defaults |= spec.variant_defaults(agent_overrides.get("variant", defaults.get("variant")))
-    agent_config = build_dataclass(spec.config_class, {}, f"{spec.name} config")
-    agent_config = replace_config(
-        agent_config, {**defaults, **agent_overrides, **suite_values(spec.config_class, suite)}, f"{spec.name} config"
-    )
     sampling = run.task_sampling or spec.task_sampling
     if sampling not in TASK_SAMPLINGS:
         raise UsageError(f"task_sampling must be one of {', '.join(TASK_SAMPLINGS)}, not '{sampling}'")
     run = dataclasses.replace(run, task_sampling=sampling)  # resolved: saved in run.json
-    if spec.check_config is not None:
-        spec.check_config(agent_config, run)  # settings this run cannot use: one line, nothing written
-    return ResolvedRun(run, agent_config, suite, spec, split, tasks, budget, checkpoints, choice)
+    if spec.check_config is not None:  # settings this run cannot use: one line, nothing written
+        for config in (settings.config, *settings.task_configs.values()):
+            spec.check_config(config, run)
+    return ResolvedRun(
+        run,
+        settings.config,
+        suite,
+        spec,
+        split,
+        tasks,
+        budget,
+        checkpoints,
+        choice,
+        config_sources=settings.sources,
+        task_configs=settings.task_configs,
+        task_sources=settings.task_sources,
+        task_budgets=task_budgets,
+        task_num_envs=settings.num_envs,
+    )
 
 
 def transfer_unit_id(phase: str, point_frames: int, task: str, seed: int) -> str:
@@ -219,7 +241,7 @@ def plan_units(r: ResolvedRun) -> list[Unit]:
     for seed in r.run.seeds:
         if not r.spec.joint:
             for task in r.tasks:
-                add(TRAIN, [task], seed, budget_frames)
+                add(TRAIN, [task], seed, r.suite.to_frames(r.unit_budget(task)))
             continue
         split_name = r.split.name if r.split else "custom"
         init = None
@@ -280,6 +302,7 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         lines.append("  joint environments: every training sub-environment draws a new task at every episode")
     if r.spec.check_config is not None:
         lines += [f"  {note}" for note in r.spec.check_config(r.agent_config, r.run)]
+    lines += describe_settings(r)
     width = max([9, *map(len, by_phase)])
     for phase, members in by_phase.items():
         budgets = sorted({r.suite.from_frames(u.budget_frames) for u in members})
@@ -307,6 +330,20 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
     return "\n".join(lines)
 
 
+def describe_settings(r: ResolvedRun) -> list[str]:
+    """Plan lines: the agent settings not at the agent's defaults and where they come from, for
+    the run and for each task the suite tuned on its own; the tasks' own budgets."""
+    lines = [f"  settings {line}" for line in describe_sources(r.config_sources, r.agent_config)]
+    for task, config in r.task_configs.items():
+        lines += [f"  settings for {task} {line}" for line in describe_sources(r.task_sources[task], config)]
+    unit = r.suite.budget_unit
+    lines += [
+        f"  budget of {task}: {budget:,} {unit}, the suite's for this task (--frames/--timesteps set another)"
+        for task, budget in r.task_budgets.items()
+    ]
+    return lines
+
+
 def versions() -> dict[str, str]:
     """Python, platform and the versions of the distributions a result depends on."""
     import importlib.metadata
@@ -325,6 +362,12 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> RunRecord:
     return RunRecord(
         run=to_dict(r.run),
         agent_config=to_dict(r.agent_config),
+        # where each setting comes from (agent default, the suite's tuned settings, --config, --set)
+        agent_config_sources=dict(r.config_sources),
+        task_agent_configs={task: to_dict(config) for task, config in r.task_configs.items()},
+        task_agent_config_sources=dict(r.task_sources),
+        task_budgets=dict(r.task_budgets),
+        task_num_envs=dict(r.task_num_envs),
         suite=r.suite.name,
         agent=r.spec.name,
         joint=r.spec.joint,
@@ -374,9 +417,14 @@ def resolve_from_meta(registry: Registry, record: RunRecord) -> ResolvedRun:
     run = build_dataclass(RunConfig, record.run, "saved run config")
     spec = registry.agent(record.agent)
     fields = {f.name for f in dataclasses.fields(spec.config_class) if f.init}
-    agent_config = build_dataclass(
-        spec.config_class, {k: v for k, v in record.agent_config.items() if k in fields}, f"{spec.name} config"
-    )
+
+    def config(values: dict[str, Any]) -> Any:
+        return build_dataclass(
+            spec.config_class, {k: v for k, v in values.items() if k in fields}, f"{spec.name} config"
+        )
+
+    agent_config = config(record.agent_config)
+    task_configs = {task: config(values) for task, values in record.task_agent_configs.items()}
     choice = record.protocol_choice
     suite = spec.suite_for(protocols.apply_choice(registry.suite(record.suite), choice))
     split = None
@@ -385,5 +433,19 @@ def resolve_from_meta(registry: Registry, record: RunRecord) -> ResolvedRun:
         split = Split(**{**s, "train": tuple(s["train"]), "test": tuple(s["test"])})
     reevaluation = (record.reevaluation or {}).get("schedule")
     return ResolvedRun(
-        run, agent_config, suite, spec, split, record.tasks, record.budget, record.checkpoints, choice, reevaluation
+        run,
+        agent_config,
+        suite,
+        spec,
+        split,
+        record.tasks,
+        record.budget,
+        record.checkpoints,
+        choice,
+        reevaluation,
+        config_sources=dict(record.agent_config_sources),
+        task_configs=task_configs,
+        task_sources=dict(record.task_agent_config_sources),
+        task_budgets=dict(record.task_budgets),
+        task_num_envs=dict(record.task_num_envs),
     )

@@ -298,6 +298,10 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
         trained.checkpoints,
         choice,
         reevaluation=dataclasses.asdict(schedule),
+        config_sources=trained.config_sources,
+        task_configs=trained.task_configs,
+        task_sources=trained.task_sources,
+        task_num_envs=trained.task_num_envs,
     )
     units = [
         Unit(

@@ -162,11 +162,13 @@ def unit_suite_env(
     return r.suite.make_env(worker_tasks(tasks, num_envs, worker, workers), seed=seed, mode=mode)
 
 
-def build_agent(r: ResolvedRun, env) -> Agent:
+def build_agent(r: ResolvedRun, env, tasks=None) -> Agent:
     """``factory(config, environment)`` (``AgentSpec.factory``) for ``env``, the unit's env under
-    the suite's agent wrappers; an agent that declared emulator capabilities gets ``env``'s
-    emulators (``Agent.use_emulators``)."""
-    agent = r.spec.factory(r.agent_config, r.spec.environment(r.suite, env))
+    the suite's agent wrappers, with the config of a unit playing ``tasks`` (``config_for``; None:
+    the run's); an agent that declared emulator capabilities gets ``env``'s emulators
+    (``Agent.use_emulators``)."""
+    config = r.agent_config if tasks is None else r.config_for(tasks)
+    agent = r.spec.factory(config, r.spec.environment(r.suite, env))
     bind_emulators(r, agent, env)
     return agent
 
@@ -233,7 +235,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
             return unit
         run_dir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
         store.update_unit(unit.unit_id, status="running", started_at=time.time())
-        num_envs = r.num_envs
+        num_envs = r.num_envs_for(unit.tasks)
         # A different seed per resume keeps fresh environments from replaying the same episodes.
         env_seed = unit.seed * 1_000_003 + unit.frames_done
         tasks_of_envs = env_tasks(unit.tasks, num_envs)  # evaluation rounds keep fixed tasks
@@ -242,7 +244,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
         env = r.suite.agent_wrappers(recorder, r.spec.needs)
         try:
-            agent = build_agent(r, env)
+            agent = build_agent(r, env, unit.tasks)
             _restore(agent, run_dir, unit)
         except BaseException:
             env.close()

@@ -114,7 +114,7 @@ def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int
         recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done)
         paths = []
         try:
-            agent = build_agent(r, env)
+            agent = build_agent(r, env, unit.tasks)
             agent.load(ckpt)
             obs, _ = env.reset(seed=unit.seed)
             if r.suite.screens(suite_env) is None:

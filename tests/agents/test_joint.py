@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from benchgen.tuned import tuned_values
 from benchgen_agents import joint, ppo
+from benchgen_atari_saber.suite import AtariSaberSuite
+from benchgen_sonic.suite import SonicSuite
 from tests.conftest import run_cli
 
 TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
@@ -28,8 +31,14 @@ def test_joint_specs_share_the_single_task_algorithms():
         base.default_num_envs,
     )
     # the single agent's suite settings, plus the paper's data-parallel setup (188 workers on Sonic)
-    assert pj.suite_defaults["sonic"] == {**base.suite_defaults["sonic"], "workers": 188, "envs_per_worker": 1}
-    assert base.suite_defaults["atari_saber"] == pj.suite_defaults["atari_saber"]
+    sonic, atari = SonicSuite(), AtariSaberSuite()
+    assert pj.algorithm == base.algorithm == "ppo"
+    assert tuned_values(sonic, pj.algorithm, joint=True) == {
+        **tuned_values(sonic, "ppo"),
+        "workers": 188,
+        "envs_per_worker": 1,
+    }
+    assert tuned_values(atari, pj.algorithm, joint=True) == tuned_values(atari, "ppo")
     if importlib.util.find_spec("benchgen_agents.rainbow_iqn") is not None:
         from benchgen_agents.rainbow import SPECS as RAINBOW
         from benchgen_agents.rainbow_iqn import SPECS as RAINBOW_IQN
@@ -38,7 +47,8 @@ def test_joint_specs_share_the_single_task_algorithms():
         assert rj.joint and (rj.config_class, rj.factory) == (RAINBOW[0].config_class, RAINBOW[0].factory)
         # Algorithm 2's setup on Sonic (32 workers x 8 joint environments, batch 256), joint environments
         setup = {"workers": 32, "envs_per_worker": 8, "batch_size": 256}
-        assert rj.suite_defaults["sonic"] == {**RAINBOW[0].suite_defaults["sonic"], **setup}
+        assert rj.algorithm == RAINBOW[0].algorithm == "rainbow"
+        assert tuned_values(sonic, rj.algorithm, joint=True) == {**tuned_values(sonic, "rainbow"), **setup}
         assert (rj.task_sampling, pj.task_sampling, iqn.task_sampling) == ("episode", "fixed", "fixed")
         assert iqn.joint and (iqn.config_class, iqn.factory) == (RAINBOW_IQN[0].config_class, RAINBOW_IQN[0].factory)
 

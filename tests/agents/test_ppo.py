@@ -14,7 +14,8 @@ import pytest
 
 from benchgen.agent import AgentEnvironment
 from benchgen.errors import UsageError
-from benchgen_agents.ppo import SPECS, load_suite_defaults
+from benchgen.tuned import tuned_values
+from benchgen_agents.ppo import SPECS
 from benchgen_agents.ppo.agent import PPOAgent, choose_policy
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
@@ -112,9 +113,11 @@ def test_policy_choice_and_channel_first_frames_are_not_transposed():
     assert model.policy.features_extractor.cnn[0].in_channels == 4
 
 
-def test_suite_defaults_are_the_papers():
-    defaults = load_suite_defaults()
-    atari, sonic = defaults["atari_saber"], defaults["sonic"]
+def test_suite_settings_are_the_papers():
+    from benchgen_atari_saber.suite import AtariSaberSuite
+    from benchgen_sonic.suite import SonicSuite
+
+    atari, sonic = tuned_values(AtariSaberSuite(), "ppo"), tuned_values(SonicSuite(), "ppo")
     assert (
         atari["n_steps"],
         atari["batch_size"],
@@ -135,8 +138,8 @@ def test_suite_defaults_are_the_papers():
         sonic["ent_coef"],
     ) == (8192, 8192, 4, 0.99, 0.95, 0.2, 0.001)
     spec = SPECS[0]
-    assert spec.suite_defaults == defaults and spec.default_num_envs is None  # the suite's: 8 Atari, 1 Sonic
-    for values in defaults.values():
+    assert spec.algorithm == "ppo" and spec.default_num_envs is None  # the suite's: 8 Atari, 1 Sonic
+    for values in (atari, sonic):
         PPOConfig(**values)  # every file is a valid config
 
 
@@ -418,13 +421,11 @@ def test_ppo_atari_score_rises_above_random(tmp_path):
     assert np.mean(scores[-100:]) > 2 * np.mean(scores[:100])
 
 
-def test_a_suite_derived_from_sonic_keeps_the_sonic_defaults():
-    """Defaults follow the suite's class: a Sonic test integration under another name trains
-    with the Sonic paper's PPO settings, a suite with no entry gets the config's own defaults."""
-    from types import SimpleNamespace
-
+def test_a_suite_derived_from_sonic_keeps_the_sonic_settings():
+    """Tuned settings follow the suite's class: a Sonic test integration under another name trains
+    with the Sonic paper's PPO settings, a suite with no table gets the config's own defaults."""
+    from tests.fixture_plugins.toy_suite import ToySuite
     from tests.sonic.airstriker_plugin import LEVELS, AirstrikerSuite
 
-    spec = SPECS[0]
-    assert spec.defaults_for(AirstrikerSuite(levels=LEVELS))["n_steps"] == 8192
-    assert spec.defaults_for(SimpleNamespace(name="unlisted")) == {}
+    assert tuned_values(AirstrikerSuite(levels=LEVELS), SPECS[0].algorithm)["n_steps"] == 8192
+    assert tuned_values(ToySuite(), SPECS[0].algorithm) == {}

@@ -3,7 +3,7 @@
 Layers, lowest first; a module may import its own layer and those below it, never above:
 
 1. ground: ``benchgen`` itself and its contracts (errors, inputs, config, suite, protocols, agent, remote,
-   scoring, hookspecs, registry, cpu_affinity);
+   scoring, hookspecs, registry, cpu_affinity, tuned);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
 4. the commands: ``benchgen.cli``, ``benchgen.cli_references``, ``benchgen.newplugin``, ``benchgen.__main__``,
@@ -30,6 +30,7 @@ GROUND = {
     "benchgen.errors",
     "benchgen.phases",
     "benchgen.needs",
+    "benchgen.episodes",
     "benchgen.inputs",
     "benchgen.config",
     "benchgen.suite",
@@ -42,6 +43,7 @@ GROUND = {
     "benchgen.registry",
     "benchgen.cpu_affinity",
     "benchgen.capabilities",
+    "benchgen.tuned",
 }
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 

@@ -11,6 +11,7 @@ import benchgen_agents
 from benchgen.agent import AgentNeeds
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.suite import EpisodeEnd
+from benchgen.tuned import tuned_values
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from benchgen_sonic.env import EPISODE_INFO_KEY, button_mask
@@ -113,7 +114,7 @@ def test_agent_wrappers_for_ppo(steady_vec, suite):
     env = suite.agent_wrappers(steady_vec, ppo.needs)
     assert env.single_action_space.n == 7
     assert env.single_observation_space.shape == (4, 84, 84)
-    config = PPOConfig(**ppo.defaults_for(suite))
+    config = PPOConfig(**tuned_values(suite, ppo.algorithm))
     learning = BenchgenVecEnv(env, clip_reward=config.clip_reward, reward_scale=config.reward_scale)  # PPO's view
     learning.seed(0)
     obs = learning.reset()

@@ -9,6 +9,7 @@ import pytest
 
 import benchgen_agents
 from benchgen.agent import AgentNeeds
+from benchgen.tuned import tuned_values
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from benchgen_sonic.suite import SonicSuite
@@ -120,7 +121,7 @@ def learned_rewards(spec, env, actions):
     wrappers for its needs): PPO agents scale them in their env adapter, by their Sonic
     defaults; the others take them as they are."""
     if spec.config_class is PPOConfig:
-        config = PPOConfig(**spec.defaults_for(SonicSuite()))
+        config = PPOConfig(**tuned_values(SonicSuite(), spec.algorithm, joint=spec.joint))
         env = BenchgenVecEnv(env, clip_reward=config.clip_reward, reward_scale=config.reward_scale)
     env.reset()
     return env.step(actions)[1]
