@@ -8,7 +8,8 @@ sub-environment: Sarsa(lambda) learns on one stream of experience. Training:
 
 1. the background (Basic, BASS, DISCO): ``background_samples`` steps of uniformly random play,
    each screen counted in a per-pixel colour histogram (:class:`BackgroundHistogram`);
-2. then, every step: the active features of the new screen, epsilon-greedy over ``Q`` (ties
+2. DISCO's classes: ``disco_samples`` more random steps whose screens' objects it counts;
+3. then, every step: the active features of the new screen, epsilon-greedy over ``Q`` (ties
    broken at random), and the Sarsa(lambda) update (:mod:`.learner`); at an episode's end
    (game over or the protocol's cap, as the papers' ALE ended episodes) the target is the reward
    alone and the traces are cleared.
@@ -79,6 +80,8 @@ class SarsaAgent(Agent):
         )
         wants_background = self.extractor.uses_background and config.background_samples > 0
         self.histogram = BackgroundHistogram() if wants_background else None
+        if hasattr(self.extractor, "finish") and config.disco_samples == 0:
+            self.extractor.finish()  # no samples: no classes, only what an empty class list gives
         self.background: np.ndarray | None = None
         self.first_reward = 0.0  # magnitude of the first non-zero reward (0: none yet)
         self.started = False  # training seeded and begun (a resumed agent keeps its seed)
@@ -133,6 +136,7 @@ class SarsaAgent(Agent):
             self.started = True
         env.reset(seed=ctx.reset_seed)
         self._learn_background(env, ctx)
+        self._discover_classes(env, ctx)
         if ctx.finished:
             return
         eps, gamma = self.params["epsilon"], self.params["gamma"]
@@ -171,6 +175,18 @@ class SarsaAgent(Agent):
             self.background = self.histogram.background()
             self.histogram = None
 
+    def _discover_classes(self, env, ctx) -> None:
+        """DISCO: random play until its classes are found on ``disco_samples`` screens."""
+        extractor = self.extractor
+        if not hasattr(extractor, "finish") or extractor.classes is not None:
+            return
+        while extractor.samples < self.config.disco_samples and not ctx.finished:
+            extractor.observe(self.emulators.palette_screen(0), self.background)
+            env.step(np.array([int(self.rng.integers(self.num_actions))]))
+            ctx.maybe_checkpoint()
+        if extractor.samples >= self.config.disco_samples:
+            extractor.finish()
+
     # -- acting ----------------------------------------------------------------------------
     def act(self, observations, greedy: bool = True) -> np.ndarray:
         actions = np.empty(len(observations), dtype=np.int64)
@@ -195,7 +211,6 @@ class SarsaAgent(Agent):
             arrays["background"] = self.background
         if self.histogram is not None:
             arrays["histogram"] = self.histogram.counts
-        np.savez(directory / ARRAYS_FILE, **arrays)
         state = {
             "features": self.config.features,
             "seed": self.seed,
@@ -204,6 +219,11 @@ class SarsaAgent(Agent):
             "histogram_samples": None if self.histogram is None else self.histogram.samples,
             "bit_generator": self.rng.bit_generator.state,
         }
+        if hasattr(self.extractor, "finish"):  # DISCO: its samples' shape counts and its classes
+            state["disco"] = self.extractor.state()
+            if self.extractor.classes is not None:
+                arrays["disco_classes"] = self.extractor.classes
+        np.savez(directory / ARRAYS_FILE, **arrays)
         (directory / STATE_FILE).write_text(json.dumps(state))
 
     def load(self, directory: Path) -> None:
@@ -229,4 +249,7 @@ class SarsaAgent(Agent):
                 self.histogram.samples = int(state["histogram_samples"])
             else:
                 self.histogram = None
+            if "disco" in state:
+                self.extractor.load_state(state["disco"])
+                self.extractor.classes = arrays["disco_classes"] if "disco_classes" in arrays.files else None
         self._streams = {}

@@ -63,6 +63,9 @@ class SarsaConfig:
     DISCO learn the game's background (ALE paper, appendix C: 18,000 sample screens per game;
     its samples followed a human trajectory first, which benchgen does not have). Those steps
     count in the budget; 0: no background removal."""
+    disco_samples: int = 36_000
+    """DISCO: screens of uniformly random play, after the background's, on which it discovers its
+    object classes (ALE paper, appendix C: 36,000); those steps count in the budget."""
     lsh_vectors: int = 2000
     """LSH: number of random bit vectors l (ALE paper, appendix C)."""
     lsh_nonzero: int = 1000

@@ -63,8 +63,13 @@ class SparseSarsaLambda:
         self.row_of = np.zeros(self.num_features, dtype=np.int32)
         self.features = np.empty(0, dtype=np.int64)  # row -> feature
         self.weights = np.zeros((1024, self.num_actions), dtype=np.float32)
-        self.traces = np.zeros_like(self.weights)
-        self.live = np.zeros(len(self.weights), dtype=bool)  # rows with a non-zero trace
+        # the non-zero traces, compact: their (row, action) entries of the weights, flattened
+        # (``row * num_actions + action``), their values, and each entry's position among them
+        # (-1: none); a replacing trace is non-zero for the actions taken only, so this is far
+        # smaller than a trace per row and action
+        self.trace_entries = np.empty(0, dtype=np.int64)
+        self.trace_values = np.zeros(0, dtype=np.float32)
+        self.trace_position = np.full(self.weights.size, -1, dtype=np.int32)
         self.max_active = 1
 
     # -- rows --------------------------------------------------------------------------------
@@ -89,54 +94,67 @@ class SparseSarsaLambda:
         if needed <= len(self.weights):
             return
         capacity = max(needed, 2 * len(self.weights))
-        for name in ("weights", "traces"):
-            old = getattr(self, name)
-            grown = np.zeros((capacity, self.num_actions), dtype=np.float32)
-            grown[: len(old)] = old
-            setattr(self, name, grown)
-        live = np.zeros(capacity, dtype=bool)
-        live[: len(self.live)] = self.live
-        self.live = live
+        weights = np.zeros((capacity, self.num_actions), dtype=np.float32)
+        weights[: len(self.weights)] = self.weights
+        position = np.full(capacity * self.num_actions, -1, dtype=np.int32)
+        position[: len(self.trace_position)] = self.trace_position
+        self.weights, self.trace_position = weights, position
 
     # -- values and updates ----------------------------------------------------------------
     def values(self, rows: np.ndarray) -> np.ndarray:
         """``Q(s, .)`` for a state whose active features have weight rows ``rows``."""
         return self.weights[rows].sum(axis=0, dtype=np.float64)
 
+    def trace_of(self, row: int, action: int) -> float:
+        """The eligibility trace of feature row ``row`` for ``action``."""
+        at = self.trace_position[row * self.num_actions + action]
+        return float(self.trace_values[at]) if at >= 0 else 0.0
+
     def clear_traces(self) -> None:
         """Episode start: all traces zero."""
-        live = np.flatnonzero(self.live)
-        self.traces[live] = 0.0
-        self.live[live] = False
+        self.trace_position[self.trace_entries] = -1
+        self.trace_entries = np.empty(0, dtype=np.int64)
+        self.trace_values = np.zeros(0, dtype=np.float32)
 
     def update(self, rows: np.ndarray, action: int, delta: float) -> None:
         """One step: decay the traces, mark ``rows`` for ``action``, move the weights along the
         traces by ``alpha / max_active * delta`` (the error ``delta`` computed by the caller
         with the values of this step)."""
         self.max_active = max(self.max_active, len(rows))
-        live = np.flatnonzero(self.live)
-        if len(live):
-            decayed = self.traces[live] * np.float32(self.gamma * self.lam)
-            dead = (decayed < self.trace_threshold).all(axis=1)
-            decayed[decayed < self.trace_threshold] = 0.0
-            self.traces[live] = decayed
-            self.live[live[dead]] = False
+        # e <- gamma * lambda * e, the traces below the threshold dropped (zero)
+        values = self.trace_values * np.float32(self.gamma * self.lam)
+        keep = values >= self.trace_threshold
+        if not keep.all():
+            self.trace_position[self.trace_entries[~keep]] = -1
+            self.trace_entries, values = self.trace_entries[keep], values[keep]
+            self.trace_position[self.trace_entries] = np.arange(len(values), dtype=np.int32)
+        # the active features' traces for the action taken: replaced by 1, or 1 added
+        entries = rows * self.num_actions + action
+        at = self.trace_position[entries]
+        new = at < 0
+        if new.any():
+            added = entries[new]
+            self.trace_position[added] = np.arange(len(values), len(values) + len(added), dtype=np.int32)
+            self.trace_entries = np.concatenate([self.trace_entries, added])
+            values = np.concatenate([values, np.zeros(len(added), dtype=np.float32)])
+            at = self.trace_position[entries]
         if self.trace == "replacing":
-            self.traces[rows, action] = 1.0
+            values[at] = 1.0
         else:
-            np.add.at(self.traces[:, action], rows, 1.0)
-        self.live[rows] = True
-        live = np.flatnonzero(self.live)
-        self.weights[live] += np.float32(self.alpha / self.max_active * delta) * self.traces[live]
+            values[at] += 1.0  # rows are unique: no entry repeats
+        self.trace_values = values
+        # w <- w + alpha / m * delta * e
+        flat = self.weights.reshape(-1)
+        flat[self.trace_entries] += np.float32(self.alpha / self.max_active * delta) * values
 
     # -- state -------------------------------------------------------------------------------
     def state(self) -> dict[str, np.ndarray]:
         """What :meth:`load_state` needs to continue exactly: the rows in use only."""
-        n = self.rows_used
         return {
             "features": self.features,
-            "weights": self.weights[:n],
-            "traces": self.traces[:n],
+            "weights": self.weights[: self.rows_used],
+            "trace_entries": self.trace_entries,
+            "trace_values": self.trace_values,
             "max_active": np.array(self.max_active),
         }
 
@@ -147,11 +165,10 @@ class SparseSarsaLambda:
         self.row_of = np.zeros(self.num_features, dtype=np.int32)
         self.features = np.empty(0, dtype=np.int64)
         self.weights = np.zeros((max(1024, len(features)), self.num_actions), dtype=np.float32)
-        self.traces = np.zeros_like(self.weights)
-        self.live = np.zeros(len(self.weights), dtype=bool)
-        self.rows(features)
-        n = len(features)
-        self.weights[:n] = state["weights"]
-        self.traces[:n] = state["traces"]
-        self.live[:n] = (self.traces[:n] != 0).any(axis=1)
+        self.trace_position = np.full(self.weights.size, -1, dtype=np.int32)
+        self.rows(features)  # rows in the saved order
+        self.weights[: len(features)] = state["weights"]
+        self.trace_entries = np.asarray(state["trace_entries"], dtype=np.int64)
+        self.trace_values = np.asarray(state["trace_values"], dtype=np.float32)
+        self.trace_position[self.trace_entries] = np.arange(len(self.trace_entries), dtype=np.int32)
         self.max_active = int(state["max_active"])
