@@ -17,10 +17,20 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError
-from benchgen.phases import JOINT, REEVAL, REPORT_ORDER, TRAIN, TRANSFER, VIDEO, ZEROSHOT, evaluated_phase
+from benchgen.phases import (
+    JOINT,
+    REEVAL,
+    REPORT_ORDER,
+    TRAIN,
+    TRANSFER,
+    VIDEO,
+    ZEROSHOT,
+    evaluated_phase,
+    evaluation_phase,
+)
 from benchgen.protocols import protocol_label
 from benchgen.registry import get_registry
-from benchgen.results import figures
+from benchgen.results import figures, summaries
 from benchgen.results.compare.gather import Run, load_phases, views_of
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
@@ -142,11 +152,26 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         if phase == ZEROSHOT:
             section["short"], section["episodes_wanted"] = short, wanted
         report["phases"][phase] = section
+    if TRAIN in runs or evaluation_phase(TRAIN) in runs:  # Machado et al.'s summaries side by side
+        reached = report["phases"].get(TRAIN, {}).get("checkpoints", {})
+        report["learning_summaries"] = {
+            "k": summaries.K,
+            "tasks": summaries.learning_summaries(
+                _scores(runs.get(TRAIN)),
+                _scores(runs.get(evaluation_phase(TRAIN))),
+                {c: record.to_frames(int(c)) for c in reached},
+            ),
+        }
     report["references"] = {
         name: {"description": ref.description, "aggregate": getattr(ref, "aggregate", None)}
         for name, ref in registry.reference_scores(suite).items()
     }
     return report
+
+
+def _scores(run: Run | None) -> dict:
+    """(task, seed) -> (frames, raw scores) of a phase's episodes (the uncapped view)."""
+    return {key: (frames, views["score"]) for key, (frames, views) in run.series.items()} if run else {}
 
 
 def _final_scores(run: Run, scorer) -> dict[str, float]:
@@ -255,6 +280,8 @@ def to_markdown(report: dict) -> str:
         if norm["unnormalized"]:
             out.append(f"\nReported raw, left out of the aggregates: {', '.join(sorted(norm['unnormalized']))}")
         out.append(f"\nMean raw score over tasks: {_fmt(sec['raw_mean'])}")
+    if report.get("learning_summaries"):
+        out += summaries.markdown(report["learning_summaries"], unit)
     if report.get("transfer"):
         out += ["", "## Transfer during joint training", ""]
         out.append(
