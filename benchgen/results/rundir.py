@@ -23,6 +23,7 @@ following a link (``O_NOFOLLOW``); the others are written beside and renamed int
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import shutil
@@ -252,13 +253,24 @@ class RunDir:
         except OSError as exc:
             raise UsageError(f"cannot create the run directory {target} ({exc.strerror or exc}); pick another --out")
         try:
-            record.write(tmp / RUN_FILE)
-            store = ResultsStore(tmp / DB_NAME)
             try:
-                store.add_units(units)
-            finally:
-                store.close()
-            os.replace(tmp, target)  # an empty directory is replaced atomically too
+                record.write(tmp / RUN_FILE)
+                store = ResultsStore(tmp / DB_NAME)
+                try:
+                    store.add_units(units)
+                finally:
+                    store.close()
+                os.replace(tmp, target)  # an empty directory is replaced atomically too
+            except OSError as exc:
+                if exc.errno in (errno.ENOTEMPTY, errno.EEXIST) and cls(target).is_run():
+                    # another `run --out` with the same folder made its run first: it is left whole
+                    raise UsageError(
+                        f"{target} was just made by another process running the same --out; continue it "
+                        f"with `benchgen resume {target}` once that process ends, or pick another --out"
+                    ) from None
+                raise UsageError(
+                    f"cannot create the run directory {target} ({exc.strerror or exc}); pick another --out"
+                ) from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

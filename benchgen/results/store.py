@@ -14,6 +14,7 @@ implements it.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 import urllib.parse
@@ -156,6 +157,36 @@ class UnitStore(Protocol):
         """Make every write durable and release the store."""
 
 
+def _read_only_connection(path: Path) -> sqlite3.Connection:
+    """``path`` opened for reading only. In a folder nobody may write to (a read-only mount, an
+    archived run), SQLite cannot make the ``-shm`` file a store in WAL mode needs even to read;
+    there the store is read as immutable, which is exact once its write-ahead log is folded in
+    (every run folds it when it stops), and refused in one line while the log holds episodes."""
+
+    def connect(flags: str) -> sqlite3.Connection:
+        # (quoted: a `#`, `?` or `%` in a folder name is part of the path, not of the URI)
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?{flags}", uri=True, timeout=LOCK_TIMEOUT_SECONDS)
+        try:
+            conn.execute("SELECT COUNT(*) FROM units").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    try:
+        return connect("mode=ro")
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc) or os.access(path.parent, os.W_OK) or not path.is_file():
+            raise
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise UsageError(
+            f"{path} cannot be read in a read-only folder: its write-ahead log {wal.name} holds episodes not "
+            "yet folded into it; copy the run to a writable folder and read it there"
+        )
+    return connect("mode=ro&immutable=1")
+
+
 class ResultsStore:
     """Thin, explicit wrapper over the run's SQLite database; implements :class:`UnitStore`."""
 
@@ -165,10 +196,7 @@ class ResultsStore:
             self.path = self.path / DB_NAME
         try:
             if readonly:
-                # (quoted: a `#`, `?` or `%` in a folder name is part of the path, not of the URI)
-                uri = f"file:{urllib.parse.quote(str(self.path))}?mode=ro"
-                self.conn = sqlite3.connect(uri, uri=True, timeout=LOCK_TIMEOUT_SECONDS)
-                self.conn.execute("SELECT COUNT(*) FROM units").fetchone()
+                self.conn = _read_only_connection(self.path)
             else:
                 self.conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_SECONDS)
                 self._refuse_a_foreign_database()  # before anything below changes the file

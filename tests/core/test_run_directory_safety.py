@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
 from benchgen.results.rundir import RunDir
-from tests.conftest import assert_usage_error, run_cli, start_cli
+from tests.conftest import assert_usage_error, cli_env, refused_in_process, run_cli, start_cli
+from tests.core.conftest import unfinished_copy
 
 
 @pytest.mark.parametrize("target", ["results.sqlite", "run.json", "results.sqlite-wal", "units/x.csv"])
@@ -156,3 +159,61 @@ def test_a_run_directory_removed_mid_run_ends_in_one_line(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in stderr, stderr[-2000:]
     assert len(lines) == 1 and "was removed or moved while the run was going" in lines[0], stderr
     assert not (out / "run.json").exists()
+
+
+def test_two_runs_racing_for_one_out_leave_the_winners_run_whole(finished_run, tmp_path, monkeypatch, capsys):
+    """Issue 27 item 13: two ``run --out SAME`` started together both find the folder free; the
+    one that renames its run into place second is refused in one line (it was an OSError
+    traceback), and the first one's run is left as it was, with nothing of the second beside it."""
+    from benchgen.results.store import ResultsStore
+
+    out = tmp_path / "run"
+    assemble = ResultsStore.add_units
+
+    def the_other_run_lands_meanwhile(self, units):  # between this run's check and its rename
+        assemble(self, units)
+        shutil.copytree(finished_run, out)
+
+    monkeypatch.setattr(ResultsStore, "add_units", the_other_run_lands_meanwhile)
+    before = {p.relative_to(finished_run): p.read_bytes() for p in finished_run.rglob("*") if p.is_file()}
+    run = ("run", "toy", "random", "--tasks", "count-20", "--frames", "2000", "--out", out, "--no-progress")
+    refused_in_process(capsys, "was just made by another process running the same --out", *run)
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # its half-made run is gone
+
+
+def _read_only(folder) -> list[str]:
+    """A command prefix that runs a command with ``folder`` mounted read-only: an unprivileged
+    mount namespace (``unshare``) for root, whom file modes do not stop; ``[]`` (after taking the
+    write bits away) for other users. Skips where neither is possible."""
+    if os.geteuid() != 0:
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+        return []
+    mount = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
+    prefix = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", mount, str(folder)]
+    try:
+        probe = subprocess.run([*prefix, "touch", str(folder / ".probe")], capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("no unshare: cannot mount a folder read-only")
+    if probe.returncode == 0 or "Read-only file system" not in probe.stderr:
+        pytest.skip(f"cannot mount a folder read-only here ({probe.stderr.strip()[:200]})")
+    return prefix
+
+
+def test_resume_in_a_read_only_folder_is_one_line_and_the_run_can_still_be_read(finished_run, tmp_path):
+    """Issue 27 item 13: resume in a read-only folder is refused in one line before anything is
+    written, and the run's results stay readable there (a store in WAL mode cannot be opened
+    read-only where its ``-shm`` file cannot be made: it was refused as damaged)."""
+    run, _checkpoint = unfinished_copy(finished_run, tmp_path)
+    prefix = _read_only(tmp_path)
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    cli = [sys.executable, "-m", "benchgen"]
+    proc = subprocess.run(
+        [*prefix, *cli, "resume", run, "--no-progress"], capture_output=True, text=True, env=cli_env()
+    )
+    assert_usage_error(proc, "run.lock", "give a writable run directory")
+    proc = subprocess.run([*prefix, *cli, "export", run, "-o", "-"], capture_output=True, text=True, env=cli_env())
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stdout.splitlines()) > 1  # the header and the episodes
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
