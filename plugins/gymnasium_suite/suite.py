@@ -9,9 +9,12 @@ Budgets count agent steps (``timesteps``, one frame each). The default, 100,000 
 reporting points at 10K, 25K, 50K and 100K, is the scale of the RL Baselines3 Zoo's tuned
 classic-control runs (``hyperparams/dqn.yml``: CartPole 50K, Acrobot 100K, MountainCar 120K
 steps; ``ppo.yml``: CartPole 100K, while its PPO takes 1M on Acrobot and MountainCar): enough
-for a tuned agent to solve CartPole, with early points that show how fast. The shared agents
-keep their own (Atari) settings, which do not fit this scale (DQN's random warm-up of 200K frames
-is 200K steps here, longer than the budget): set them with ``--set``.
+for a tuned agent to solve CartPole, with early points that show how fast. The suite ships the
+RL Zoo's tuned settings of the shared agents for its tasks (``tuned/dqn.yaml``, ``tuned/ppo.yaml``:
+network, replay, learning start, exploration and the task's budget, ``n_timesteps``, used when a
+run gives no ``--frames``/``--timesteps``), and no frame stack or reward clipping on any task
+(vector observations); ``benchgen run gymnasium AGENT --tasks TASK --plan`` shows every value
+and its source, and ``--config``/``--set`` override them.
 
 Scoring is raw: a task's score is the mean return of its last 100 episodes. Gymnasium publishes
 no random scores, and a table shipped here would name tasks missing where an optional extra is

@@ -3,9 +3,10 @@
     python -m pytest -m slow examples/minatar/tests/test_minatar_learning.py -k dqn
     (or -k rainbow_iqn, -k "rainbow and not iqn", -k ppo)
 
-Each runs ``benchgen run minatar AGENT --tasks breakout --frames N`` with the settings in
-``examples/minatar/configs/AGENT.yaml`` (Young and Tian 2019's DQN schedule: replay 100K, one
-update per frame, target copy every 1,000 frames, 5,000 frames of random play first) and asserts
+Each runs ``benchgen run minatar AGENT --tasks breakout --frames N`` with the suite's own settings
+for the agent (``src/benchgen_minatar/tuned/AGENT.yaml``: Young and Tian 2019's DQN schedule,
+replay 100K, one update per frame, target copy every 1,000 frames, 5,000 frames of random play
+first; PPO on 8 environments) and asserts
 that the mean score of the last 100 training episodes reaches ``REQUIRED``.
 
 Threshold: 10 times the random score. Young and Tian's README gives random play on Breakout a
@@ -27,18 +28,12 @@ from pathlib import Path
 
 import pytest
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 FRAMES = 1_000_000
 RANDOM_BREAKOUT = 0.5  # Young and Tian, MinAtar README: random play, 1,000 episodes
 REQUIRED = 10 * RANDOM_BREAKOUT
 
-#: agent -> (frames, extra command-line arguments)
-AGENTS = {
-    "dqn": (FRAMES, []),
-    "rainbow": (FRAMES, []),
-    "rainbow_iqn": (250_000, []),
-    "ppo": (FRAMES, ["--num-envs", "8"]),
-}
+#: agent -> frames
+AGENTS = {"dqn": FRAMES, "rainbow": FRAMES, "rainbow_iqn": 250_000, "ppo": FRAMES}
 
 
 def last_100_mean(run_dir: Path) -> tuple[float, int]:
@@ -55,7 +50,7 @@ def last_100_mean(run_dir: Path) -> tuple[float, int]:
 @pytest.mark.parametrize("agent", sorted(AGENTS))
 def test_breakout_last_100_mean_beats_ten_times_random(benchgen, tmp_path, agent):
     out = tmp_path / agent
-    frames, extra = AGENTS[agent]
+    frames = AGENTS[agent]
     proc = benchgen(
         "run",
         "minatar",
@@ -64,9 +59,6 @@ def test_breakout_last_100_mean_beats_ten_times_random(benchgen, tmp_path, agent
         "breakout",
         "--frames",
         frames,
-        "--config",
-        CONFIGS / f"{agent}.yaml",
-        *extra,
         "--out",
         out,
         "--no-progress",
