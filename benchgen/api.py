@@ -57,11 +57,19 @@ from benchgen.suite import Suite
 GYM_NAMESPACE = "benchgen"
 
 
-def _suite(name: str, protocol: str | None) -> tuple[Suite, dict | None]:
+def _suite(name: str, protocol: str | None, needs: AgentNeeds | None = None) -> tuple[Suite, dict | None]:
+    """The suite under ``protocol``; for ``needs`` with emulator capabilities, the suite whose envs
+    offer them (a one-line ``UsageError`` if it cannot): read them with
+    ``benchgen.capabilities.emulators_of(env)``."""
+    from benchgen.capabilities import check_capabilities
     from benchgen.registry import get_registry
 
     choice = protocols.parse_choice(protocol)
-    return protocols.apply_choice(get_registry().suite(name), choice), choice
+    suite = protocols.apply_choice(get_registry().suite(name), choice)
+    if needs is not None and needs.capabilities:
+        check_capabilities("your training loop", needs.capabilities, suite)
+        suite = suite.with_capabilities(needs.capabilities)
+    return suite, choice
 
 
 def make_env(
@@ -78,7 +86,7 @@ def make_env(
     or YAML file, as ``--protocol``), under the suite's agent wrappers for ``needs`` (None: the
     default :class:`~benchgen.agent.AgentNeeds`, pixels as the suite gives them and the benchmark
     reward). Episodes are not recorded: use :class:`Recording` for that."""
-    suite_obj, _ = _suite(suite, protocol)
+    suite_obj, _ = _suite(suite, protocol, needs)
     _check_task(suite_obj, task)
     env = suite_obj.make_env([task] * num_envs, seed=seed, mode=mode)
     return suite_obj.agent_wrappers(env, needs or AgentNeeds())
@@ -135,7 +143,7 @@ class Recording:
         if num_envs < 1 or (budget is not None and budget < 1):
             raise UsageError("num_envs and budget must be positive")
         registry = get_registry()
-        self.suite, choice = _suite(suite, protocol)
+        self.suite, choice = _suite(suite, protocol, needs)
         _check_task(self.suite, task)
         self.seed, self.task = seed, task
         self.run_dir = RunDir(out)
