@@ -4,7 +4,12 @@ They plan with the emulator itself, so they need the suite's ``clone_state`` cap
 (:mod:`benchgen.capabilities`): a suite that does not offer it refuses them in one line.
 ``benchgen run atari_saber uct --protocol ale2013`` plays as the paper did (an action every 5
 frames, 500 simulations of up to 300 frames per action); the paper's budgets are large (about 15
-seconds per action on its machines), see each config's fields to reduce them.
+seconds per action on its machines), see each config's fields to reduce them. The planners learn
+nothing: the ale2013 preset scores them, like its learners, on 500 evaluation episodes after
+training, where the paper ran its planners for 10 episodes per game; a protocol file with
+``evaluation_episodes: 10`` and a training budget of one step (``--frames 5``) is the paper's
+setup (``benchmarks/ale_agents/ale2013_small.yaml``; ``benchmarks/ale_planners_runs.sh`` runs a
+smaller one).
 """
 
 from __future__ import annotations
