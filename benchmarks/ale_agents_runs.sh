@@ -12,15 +12,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${ALE_AGENTS_RUNS:-/tmp/ale_agents_runs}
 RESULTS=benchmarks/results/ale_agents
-FRAMES=${ALE_AGENTS_FRAMES:-120000}
+# training frames per run: the RAM agent's 524,800 features (tens of thousands active per step)
+# make it ~6x slower than BASS here, Blob-PROST's blobs ~3x
+BASS_FRAMES=120000
+RAM_FRAMES=30000
+BLOB_FRAMES=60000
 mkdir -p "$OUT" "$RESULTS"
 
 sarsa() {  # sarsa FEATURES GAME: the ALE paper's protocol, 10 evaluation episodes
   local features=$1 game=$2 dir="$OUT/sarsa-$1-$2-seed0" csv="$RESULTS/sarsa-$1-$2-seed0.csv"
+  local frames=$BASS_FRAMES
+  if [ "$features" = ram ]; then frames=$RAM_FRAMES; fi
   if [ -f "$csv" ]; then echo "done: $csv"; return; fi
   rm -rf "$dir"
   nice -n 10 benchgen run atari_saber sarsa --set features="$features" --set background_samples=2000 \
-    --protocol benchmarks/ale_agents/ale2013_small.yaml --tasks "$game" --seeds 0 --frames "$FRAMES" \
+    --protocol benchmarks/ale_agents/ale2013_small.yaml --tasks "$game" --seeds 0 --frames "$frames" \
     --out "$dir" --no-progress
   benchgen export "$dir" --output "$csv"
 }
@@ -32,7 +38,7 @@ blob() {  # blob deterministic|sticky GAME: Sarsa + Blob-PROST under Machado et 
   if [ -f "$csv" ]; then echo "done: $csv"; return; fi
   rm -rf "$dir"
   nice -n 10 benchgen run atari_saber sarsa --set features=blob_prost --protocol "$protocol" \
-    --tasks "$game" --seeds 0 --frames "$FRAMES" --out "$dir" --no-progress
+    --tasks "$game" --seeds 0 --frames "$BLOB_FRAMES" --out "$dir" --no-progress
   benchgen export "$dir" --output "$csv"
 }
 
@@ -42,6 +48,8 @@ if [ $# -eq 3 ]; then
 fi
 for game in freeway asterix seaquest; do
   sarsa bass "$game"
+done
+for game in freeway asterix seaquest; do
   sarsa ram "$game"
 done
 for game in freeway asterix; do

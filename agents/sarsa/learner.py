@@ -103,7 +103,7 @@ class SparseSarsaLambda:
     # -- values and updates ----------------------------------------------------------------
     def values(self, rows: np.ndarray) -> np.ndarray:
         """``Q(s, .)`` for a state whose active features have weight rows ``rows``."""
-        return self.weights[rows].sum(axis=0, dtype=np.float64)
+        return self.weights[rows].sum(axis=0).astype(np.float64)
 
     def trace_of(self, row: int, action: int) -> float:
         """The eligibility trace of feature row ``row`` for ``action``."""
@@ -121,10 +121,15 @@ class SparseSarsaLambda:
         traces by ``alpha / max_active * delta`` (the error ``delta`` computed by the caller
         with the values of this step)."""
         self.max_active = max(self.max_active, len(rows))
-        # e <- gamma * lambda * e, the traces below the threshold dropped (zero)
-        values = self.trace_values * np.float32(self.gamma * self.lam)
-        keep = values >= self.trace_threshold
-        if not keep.all():
+        # e <- gamma * lambda * e, the traces below the threshold set to zero; their entries are
+        # dropped once they are half of all (an entry at zero changes no weight, and a trace set
+        # again reuses it)
+        values = self.trace_values
+        values *= np.float32(self.gamma * self.lam)
+        values[values < self.trace_threshold] = 0.0
+        live = np.count_nonzero(values)
+        if live < len(values) // 2:
+            keep = values > 0
             self.trace_position[self.trace_entries[~keep]] = -1
             self.trace_entries, values = self.trace_entries[keep], values[keep]
             self.trace_position[self.trace_entries] = np.arange(len(values), dtype=np.int32)
