@@ -305,7 +305,8 @@ def _add_compare_options(parser) -> None:
         if extra.get("action") == "append":
             default = list(default) if default else None  # argparse appends to the default list
         shown = "" if isinstance(default, bool) or default in (None, []) else f" (default {default})"
-        parser.add_argument(flag, dest=name, default=default, help=docs[name] + shown, **extra)
+        # (a docstring's `%` is text: argparse formats help strings with %)
+        parser.add_argument(flag, dest=name, default=default, help=docs[name].replace("%", "%%") + shown, **extra)
 
 
 # -- commands ------------------------------------------------------------------------------
