@@ -4,6 +4,8 @@ settings and CLI."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -106,3 +108,26 @@ def test_the_cli_refuses_an_unknown_feature_set_before_writing(tmp_path):
     proc = run_cli("run", "atari_saber", "sarsa", "--tasks", "pong", "--set", "features=hog", "--out", out)
     assert_usage_error(proc, "unknown feature set 'hog'")
     assert not out.exists()
+
+
+def test_a_short_run_learns_from_the_emulator_screen_and_checkpoints(tmp_path):
+    """Basic features on Freeway, read from the palette screen the Atari suite offers; the
+    checkpoint holds the background and the weights of the features met."""
+    protocol = tmp_path / "ale_short.yaml"  # the ALE paper's protocol with 1,000-frame episodes
+    protocol.write_text("base: ale2013\nmax_episode_frames: 1000\nevaluation_episodes: 1\n")
+    out = tmp_path / "run"
+    args = ("run", "atari_saber", "sarsa", "--tasks", "freeway", "--protocol", protocol, "--no-progress")
+    settings = ("--set", "features=basic", "--set", "background_samples=20", "--checkpoints", "2000,4000")
+    proc = run_cli(*args, *settings, "--frames", "4000", "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    unit = next((out / "units").iterdir())
+    checkpoint = next(p for p in unit.rglob("sarsa.json"))
+    state = json.loads(checkpoint.read_text())
+    assert state["features"] == "basic" and state["histogram_samples"] is None  # the background is done
+    with np.load(checkpoint.parent / "sarsa_arrays.npz") as arrays:
+        assert arrays["background"].shape == (210, 160)
+        assert len(arrays["learner_features"]) > 0 and arrays["learner_features"].max() < 28_672
+    proc = run_cli("export", out, "--output", tmp_path / "episodes.csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = (tmp_path / "episodes.csv").read_text().splitlines()
+    assert len(rows) >= 1 + 4 + 1  # header, four 1,000-frame training episodes, one evaluation episode
