@@ -103,12 +103,7 @@ def plot_seed_curves(grid, curves: dict[int, np.ndarray], title: str, ylabel: st
         ax.fill_between(grid, mean - std, mean + std, color="gray", alpha=0.3, label="+/- 1 std over seeds")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, ax, title, path)
 
 
 def plot_classes_by_checkpoint(counts: dict[str, dict[str, int]], title: str, unit: str, path: Path) -> Path:
@@ -126,6 +121,13 @@ def plot_classes_by_checkpoint(counts: dict[str, dict[str, int]], title: str, un
         ax.bar(x + i * width, [classes.get(n, 0) for n in names], width, label=f"{int(checkpoint):,} {unit}")
     ax.set_xticks(x + width * (len(counts) - 1) / 2, names)
     ax.set_ylabel("tasks")
+    return _save(fig, ax, title, path)
+
+
+def _save(fig, ax, title: str, path: Path) -> Path:
+    """Title and legend a figure, write it to ``path`` and close it."""
+    import matplotlib.pyplot as plt
+
     ax.set_title(title)
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -54,6 +54,7 @@ import numpy as np
 
 import benchgen
 from benchgen.capabilities import Emulators
+from benchgen.episodes import EpisodeBook
 from benchgen.errors import did_you_mean
 from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
 
@@ -102,9 +103,8 @@ class KitVectorEnv(SuiteVectorEnv):
         self.observation_space = gym.vector.utils.batch_space(obs_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
-        self.t = np.zeros(self.num_envs, np.int64)
-        self.score = np.zeros(self.num_envs)
-        self._ends: list[EpisodeEnd] = []
+        #: each sub-environment's running episode: its steps are the games' clock (``t``)
+        self.episodes = EpisodeBook(self.tasks, self.frames_per_step)
         self._frames = 0
         self._id = f"{os.getpid()}-{next(_serial)}"
         path = os.environ.get(LOG_ENV)
@@ -145,7 +145,7 @@ class KitVectorEnv(SuiteVectorEnv):
     # -- the vector env --------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         # the games are deterministic: the seed is accepted and changes nothing
-        self._ends = []
+        self.episodes.reset()
         self._restart(np.ones(self.num_envs, bool))
         return self._observe(), {}
 
@@ -163,27 +163,19 @@ class KitVectorEnv(SuiteVectorEnv):
         if ((actions < 0) | (actions >= self.single_action_space.n)).any():
             raise ValueError(f"actions {actions.tolist()} are outside Discrete({self.single_action_space.n})")
         reward, terminated, reason = self._rules(actions)
-        self.t += 1
-        self.score += reward
+        self.episodes.add(reward)
         truncated = (self.t >= self._limits()) & ~terminated
         done = terminated | truncated
         self._after_step()
         info: dict[str, Any] = {}
         logged = []
-        for i in np.flatnonzero(done):
-            end = EpisodeEnd(
-                int(i),
-                self.tasks[i],
-                float(self.score[i]),
-                int(self.t[i]) * self.frames_per_step,
-                reason if terminated[i] else "time_limit",
-                extras=self._extras(int(i)),
-            )
-            self._ends.append(end)
-            logged.append([end.env_index, end.task, end.score, end.length_frames, end.end_reason])
         if done.any():
             info["final_obs"] = self._observe()
             info["_final_obs"] = done.copy()
+        for i in np.flatnonzero(done):
+            end = self.episodes.end(i, reason if terminated[i] else "time_limit", extras=self._extras(int(i)))
+            logged.append([end.env_index, end.task, end.score, end.length_frames, end.end_reason])
+        if done.any():
             self._restart(done)
         self._frames += self.num_envs * self.frames_per_step
         self._write({"frames": self.num_envs * self.frames_per_step, "actions": actions.tolist(), "ends": logged})
@@ -194,9 +186,18 @@ class KitVectorEnv(SuiteVectorEnv):
                 signal.raise_signal(signal.SIGINT)
         return self._observe(), reward, terminated, truncated, info
 
+    @property
+    def t(self) -> np.ndarray:
+        """Each sub-environment's steps into its episode (the games' clock)."""
+        return self.episodes.steps
+
+    @property
+    def score(self) -> np.ndarray:
+        """Each sub-environment's raw score so far in its episode."""
+        return self.episodes.returns
+
     def pop_episode_ends(self) -> list[EpisodeEnd]:
-        ends, self._ends = self._ends, []
-        return ends
+        return self.episodes.pop()
 
     def used(self, capability: str) -> None:
         """Log the first use of ``capability`` through this env's emulators."""
@@ -263,9 +264,7 @@ class RunnerVectorEnv(KitVectorEnv):
         return reward, self.x >= TRACK, "completed"
 
     def emulators(self) -> RunnerEmulators:
-        if "_emulators" not in self.__dict__:
-            self._emulators = RunnerEmulators(self)
-        return self._emulators
+        return RunnerEmulators(self)
 
     def _after_step(self) -> None:
         for i in range(self.num_envs):

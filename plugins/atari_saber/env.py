@@ -51,6 +51,7 @@ from gymnasium.spaces import Box, Discrete
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from benchgen.episodes import EpisodeBook
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
 from benchgen_atari_saber.flavors import is_flavor_task
 from benchgen_atari_saber.protocols import SABER, AtariProtocol
@@ -257,13 +258,11 @@ class SaberVectorEnv(SuiteVectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
 
         # per-sub-env episode state; frames count from the episode's first observation
-        self._frames = np.zeros(n, dtype=np.int64)
-        self._score = np.zeros(n, dtype=np.float64)
+        self.episodes = EpisodeBook(self.tasks, self.frames_per_step)  # raw score and frames
         self._last_reward = np.zeros(n, dtype=np.int64)  # frame of the last non-zero reward
         self._last_gain = np.full(n, -self.max_stuck_frames, dtype=np.int64)  # last positive one
         self._marks = [(name, mark, np.zeros(n, dtype=np.float64)) for name, mark in self.score_marks.items()]
         self._events: list[list[dict[str, Any]]] = [[] for _ in range(n)]
-        self._ended: list[EpisodeEnd] = []
         self._lives = np.zeros(n, dtype=np.int64)  # lives at the last step (life-loss signal)
         self._seeded = False
         self._last_obs: np.ndarray | None = None  # what a partial reset reports for the others
@@ -310,17 +309,16 @@ class SaberVectorEnv(SuiteVectorEnv):
         obs, raw_rewards, terminated, truncated, final_obs, lives = self._step_groups(actions)
 
         rewards = raw_rewards.astype(np.float64)
-        frames = self._frames
-        frames += self.frames_per_step
         if rewards.min() <= ROLLOVER_THRESHOLD:  # rare: a wrapped score counter
             self._correct_rollovers(rewards)
-        self._score += rewards
+        self.episodes.add(rewards)
+        frames = self.episodes.steps * self.frames_per_step
         nonzero = rewards != 0
         self._last_reward[nonzero] = frames[nonzero]
         gain = rewards > 0
         self._last_gain[gain] = frames[gain]
         for _, mark, snapshot in self._marks:
-            np.copyto(snapshot, self._score, where=frames == mark)
+            np.copyto(snapshot, self.episodes.returns, where=frames == mark)
         # SABER max stuck time: no non-zero reward for max_stuck_frames frames
         if self.max_stuck_frames:
             stuck = (frames - self._last_reward) >= self.max_stuck_frames
@@ -354,8 +352,7 @@ class SaberVectorEnv(SuiteVectorEnv):
 
     def pop_episode_ends(self) -> list[EpisodeEnd]:
         """Return (and forget) the episodes that finished since the last call."""
-        ended, self._ended = self._ended, []
-        return ended
+        return self.episodes.pop()
 
     def emulators(self):
         """RAM, palette screen, states and per-frame actions (``emulators.py``) when every backend
@@ -380,11 +377,10 @@ class SaberVectorEnv(SuiteVectorEnv):
         event's ``frame`` is the episode's frame count at the end of the step that wrapped."""
         for i in np.flatnonzero(rewards <= ROLLOVER_THRESHOLD):
             reward = int(rewards[i])
+            frame = int(self.episodes.steps[i] + 1) * self.frames_per_step  # (this step not yet counted)
             correction = rollover_correction(reward)
             rewards[i] = reward + correction
-            self._events[i].append(
-                {"type": "rollover", "frame": int(self._frames[i]), "reward": reward, "correction": correction}
-            )
+            self._events[i].append({"type": "rollover", "frame": frame, "reward": reward, "correction": correction})
 
     def _end_episodes(self, ended, stuck, obs, terminated, truncated, final_obs):
         """Record the episodes that ended this step; reset the stuck ones ourselves."""
@@ -400,8 +396,8 @@ class SaberVectorEnv(SuiteVectorEnv):
             truncated = truncated | stuck_only
 
         for i in np.flatnonzero(ended):
-            frames = int(self._frames[i])
-            score = float(self._score[i])
+            frames = int(self.episodes.steps[i]) * self.frames_per_step
+            score = float(self.episodes.returns[i])
             if terminated[i]:
                 reason = "game_over"
             elif stuck[i]:
@@ -413,24 +409,13 @@ class SaberVectorEnv(SuiteVectorEnv):
             still_scoring = frames - int(self._last_gain[i]) < self.max_stuck_frames
             if reason == "max_length" and self.protocol.infinite_gameplay and still_scoring:
                 score = float("inf")
-            self._ended.append(
-                EpisodeEnd(
-                    env_index=int(i),
-                    task=self.tasks[i],
-                    score=score,
-                    length_frames=frames,
-                    end_reason=reason,
-                    extras=extras,
-                    events=self._events[i],
-                )
-            )
+            self.episodes.end(i, reason, score=score, length_frames=frames, extras=extras, events=self._events[i])
         self._clear(ended)
         return obs, truncated, final_obs
 
     def _clear(self, mask: np.ndarray) -> None:
         """Start fresh episode bookkeeping for the sub-envs in ``mask``."""
-        self._frames[mask] = 0
-        self._score[mask] = 0.0
+        self.episodes.restart(mask)
         self._last_reward[mask] = 0
         self._last_gain[mask] = -self.max_stuck_frames
         for _, _, snapshot in self._marks:

@@ -28,6 +28,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from benchgen.episodes import EpisodeBook
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
 
 from .observations import ObservationCodec
@@ -82,9 +83,7 @@ class GymnasiumVectorEnv(SuiteVectorEnv):
         self.action_space = self._envs.action_space
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self._first_seed: int | None = seed
-        self._returns = np.zeros(self.num_envs, dtype=np.float64)
-        self._steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._ends: list[EpisodeEnd] = []
+        self.episodes = EpisodeBook(self.tasks, FRAMES_PER_STEP)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if seed is None:
@@ -92,15 +91,12 @@ class GymnasiumVectorEnv(SuiteVectorEnv):
         self._first_seed = None
         seeds = None if seed is None else [sub_seed(seed, i) for i in range(self.num_envs)]
         obs, info = self._envs.reset(seed=seeds, options=options)
-        self._returns[:] = 0.0
-        self._steps[:] = 0
-        self._ends = []  # a reset abandons the running episodes: they never finished
+        self.episodes.reset()  # a reset abandons the running episodes: they never finished
         return obs, info
 
     def step(self, actions):
         obs, rewards, terminated, truncated, info = self._envs.step(actions)
-        self._returns += rewards
-        self._steps += 1
+        self.episodes.add(rewards)
         done = np.flatnonzero(terminated | truncated)
         if done.size:
             # one array, as the other suites give it (SyncVectorEnv's is an object array with None
@@ -110,30 +106,17 @@ class GymnasiumVectorEnv(SuiteVectorEnv):
                 final[i] = info["final_obs"][i]
             info = {**info, "final_obs": final}
         for i in done:
-            self._ends.append(
-                EpisodeEnd(
-                    env_index=int(i),
-                    task=self.tasks[i],
-                    score=float(self._returns[i]),
-                    length_frames=int(self._steps[i]) * FRAMES_PER_STEP,
-                    end_reason=TERMINATED if terminated[i] else TRUNCATED,
-                )
-            )
-            self._returns[i] = 0.0
-            self._steps[i] = 0
+            self.episodes.end(i, TERMINATED if terminated[i] else TRUNCATED)
         return obs, rewards, terminated, truncated, info
 
     def pop_episode_ends(self) -> list[EpisodeEnd]:
-        ends, self._ends = self._ends, []
-        return ends
+        return self.episodes.pop()
 
     def emulators(self):
         """``clone_state`` on the unwrapped environments (:mod:`benchgen_gymnasium.emulators`)."""
         from .emulators import GymnasiumEmulators
 
-        if getattr(self, "_emulators", None) is None:
-            self._emulators = GymnasiumEmulators(list(self._envs.envs), FRAMES_PER_STEP)
-        return self._emulators
+        return GymnasiumEmulators(list(self._envs.envs), FRAMES_PER_STEP)
 
     def close_extras(self, **kwargs: Any) -> None:
         self._envs.close()

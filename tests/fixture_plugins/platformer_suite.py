@@ -19,7 +19,8 @@ import gymnasium as gym
 import numpy as np
 
 import benchgen
-from benchgen.suite import EpisodeEnd, Split, Suite, SuiteVectorEnv
+from benchgen.episodes import EpisodeBook
+from benchgen.suite import Split, Suite, SuiteVectorEnv
 
 TASKS = ["walls-30", "walls-40", "walls-50", "sprint-10", "sprint-15", "sprint-20"]
 #: task kind -> (end x, time limit in timesteps)
@@ -46,11 +47,9 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         self.max_steps = np.array([KINDS[t.split("-")[0]][1] for t in self.tasks])
         self.rng = np.random.default_rng(seed)
         self.x = np.zeros(self.num_envs, int)
-        self.t = np.zeros(self.num_envs, int)
-        self.score = np.zeros(self.num_envs)
+        self.episodes = EpisodeBook(self.tasks, self.frames_per_step)
         self.prev = np.zeros(self.num_envs, int)
         self.frames = np.zeros((self.num_envs, 4, SIZE, SIZE), np.uint8)
-        self._ends: list[EpisodeEnd] = []
 
     def _draw(self, which) -> None:
         for i in which:
@@ -72,7 +71,7 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         self._restart(range(self.num_envs))
-        self._ends.clear()
+        self.episodes.reset()
         return self.frames.copy(), {}
 
     def step(self, actions):
@@ -93,10 +92,9 @@ class PlatformerVectorEnv(SuiteVectorEnv):
                 new_x = self.x[i]  # a wall: only a jump gets over it
             reward[i] = new_x - self.x[i]
             self.x[i] = new_x
-        self.t += 1
         completed = self.x >= self.end_x
-        reward = reward + np.where(completed, 100.0 * (1 - self.t / self.max_steps), 0.0)
-        self.score += reward
+        reward = reward + np.where(completed, 100.0 * (1 - (self.t + 1) / self.max_steps), 0.0)
+        self.episodes.add(reward)
         truncated = (self.t >= self.max_steps) & ~completed
         done = completed | truncated
         self._draw(range(self.num_envs))
@@ -104,22 +102,22 @@ class PlatformerVectorEnv(SuiteVectorEnv):
         if done.any():
             info["final_obs"] = self.frames.copy()
             for i in np.flatnonzero(done):
-                self._ends.append(
-                    EpisodeEnd(
-                        int(i),
-                        self.tasks[i],
-                        float(self.score[i]),
-                        int(self.t[i]) * 4,
-                        "completed" if completed[i] else "time_limit",
-                        extras={"x": int(self.x[i])},
-                    )
-                )
+                self.episodes.end(i, "completed" if completed[i] else "time_limit", extras={"x": int(self.x[i])})
             self._restart(np.flatnonzero(done))
         return self.frames.copy(), reward, completed, truncated, info
 
+    @property
+    def t(self) -> np.ndarray:
+        """Each sub-environment's steps into its episode."""
+        return self.episodes.steps
+
+    @property
+    def score(self) -> np.ndarray:
+        """Each sub-environment's raw score so far in its episode."""
+        return self.episodes.returns
+
     def pop_episode_ends(self):
-        ends, self._ends = self._ends, []
-        return ends
+        return self.episodes.pop()
 
 
 class PlatformerSuite(Suite):

@@ -14,7 +14,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from benchgen.suite import EpisodeEnd, SuiteVectorEnv
+from benchgen.episodes import EpisodeBook
+from benchgen.suite import SuiteVectorEnv
 
 
 class ScriptedVectorEnv(SuiteVectorEnv):
@@ -30,9 +31,7 @@ class ScriptedVectorEnv(SuiteVectorEnv):
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self.limits = np.array([int(t.split("-")[1]) for t in self.tasks])
         self.rng = np.random.default_rng(seed)
-        self.t = np.zeros(self.num_envs, int)
-        self.score = np.zeros(self.num_envs)
-        self._ends: list[EpisodeEnd] = []
+        self.episodes = EpisodeBook(self.tasks, self.frames_per_step)
 
     # -- what a subclass defines -------------------------------------------------------------
     def _obs(self) -> np.ndarray:
@@ -53,37 +52,33 @@ class ScriptedVectorEnv(SuiteVectorEnv):
     def reset(self, *, seed=None, options=None):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.t[:] = 0
-        self.score[:] = 0
+        self.episodes.reset()
         self._begin(np.ones(self.num_envs, bool))
         return self._obs(), {}
 
     def step(self, actions):
         actions = np.asarray(actions)
         reward, terminated = self._rules(actions)
-        self.t += 1
-        self.score += reward
+        self.episodes.add(reward)
         truncated = (self.t >= self.limits) & ~terminated
         done = terminated | truncated
         info = {}
         if done.any():
             info["final_obs"] = self._obs()
             for i in np.flatnonzero(done):
-                self._ends.append(
-                    EpisodeEnd(
-                        int(i),
-                        self.tasks[i],
-                        float(self.score[i]),
-                        int(self.t[i]) * 4,
-                        "game_over" if terminated[i] else "time_limit",
-                        extras=self._extras(i),
-                    )
-                )
-            self.t[done] = 0
-            self.score[done] = 0
+                self.episodes.end(i, "game_over" if terminated[i] else "time_limit", extras=self._extras(i))
             self._begin(done)
         return self._obs(), reward, terminated, truncated, info
 
+    @property
+    def t(self) -> np.ndarray:
+        """Each sub-environment's steps into its episode."""
+        return self.episodes.steps
+
+    @property
+    def score(self) -> np.ndarray:
+        """Each sub-environment's raw score so far in its episode."""
+        return self.episodes.returns
+
     def pop_episode_ends(self):
-        ends, self._ends = self._ends, []
-        return ends
+        return self.episodes.pop()

@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from benchgen.episodes import EpisodeBook
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
 from benchgen_atari_modes.catalogue import env_id, parse_task, quiet_ale
 
@@ -84,24 +85,19 @@ class AtariModesVectorEnv(SuiteVectorEnv):
         self.action_space = self._vec.action_space
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self._first_seed: int | None = seed
-        self._returns = np.zeros(self.num_envs)
-        self._steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._ends: list[EpisodeEnd] = []
+        self.episodes = EpisodeBook(self.tasks, FRAMES_PER_STEP)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if seed is None:
             seed = self._first_seed
         self._first_seed = None
         obs, _info = self._vec.reset(seed=seed, options=options)
-        self._returns[:] = 0
-        self._steps[:] = 0
-        self._ends = []
+        self.episodes.reset()
         return obs, {}
 
     def step(self, actions):
         obs, rewards, terminated, truncated, info = self._vec.step(np.asarray(actions))
-        self._returns += rewards
-        self._steps += 1
+        self.episodes.add(rewards)
         done = terminated | truncated
         out: dict[str, Any] = {}
         if done.any():
@@ -109,17 +105,13 @@ class AtariModesVectorEnv(SuiteVectorEnv):
             frames = (info.get("final_info") or {}).get("episode_frame_number")
             for i in np.flatnonzero(done):
                 final_obs[i] = info["final_obs"][i]
-                length = int(frames[i]) if frames is not None else int(self._steps[i]) * FRAMES_PER_STEP
-                reason = "game_over" if terminated[i] else "max_length"
-                self._ends.append(EpisodeEnd(int(i), self.tasks[i], float(self._returns[i]), length, reason))
-            self._returns[done] = 0
-            self._steps[done] = 0
+                length = int(frames[i]) if frames is not None else None  # (None: steps x frames per step)
+                self.episodes.end(i, "game_over" if terminated[i] else "max_length", length_frames=length)
             out = {"final_obs": final_obs, "_final_obs": done.copy()}
         return obs, rewards, terminated, truncated, out
 
     def pop_episode_ends(self) -> list[EpisodeEnd]:
-        ends, self._ends = self._ends, []
-        return ends
+        return self.episodes.pop()
 
     def close_extras(self, **kwargs: Any) -> None:
         self._vec.close()

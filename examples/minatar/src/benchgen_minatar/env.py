@@ -31,6 +31,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from benchgen.episodes import EpisodeBook
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
 
 #: the five games of minatar 1.0.15 (``minatar/environments/*.py``), the suite's tasks
@@ -87,9 +88,7 @@ class MinAtarVectorEnv(SuiteVectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self._first_seed: int | None = seed
-        self._returns = np.zeros(self.num_envs)
-        self._steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._ends: list[EpisodeEnd] = []
+        self.episodes = EpisodeBook(self.tasks, FRAMES_PER_STEP)
 
     def _state(self, i: int, out: np.ndarray) -> None:
         """Write sub-environment ``i``'s state into ``out`` (``(10, 10, 10)`` uint8, zeroed)."""
@@ -110,9 +109,7 @@ class MinAtarVectorEnv(SuiteVectorEnv):
                 game.seed(game_seed(seed, i))
                 game.last_action = 0  # a fresh Environment's: the same seed replays the same episode
             game.reset()
-        self._returns[:] = 0
-        self._steps[:] = 0
-        self._ends = []
+        self.episodes.reset()
         return self._observations(), {}
 
     def step(self, actions):
@@ -121,39 +118,32 @@ class MinAtarVectorEnv(SuiteVectorEnv):
         terminated = np.zeros(self.num_envs, dtype=bool)
         obs = np.zeros((self.num_envs, *self.single_observation_space.shape), np.uint8)
         final_obs = None
+        extras: dict[int, dict[str, Any]] = {}
         for i, game in enumerate(self._games):
             reward, done = game.act(int(actions[i]))
             rewards[i] = reward
-            self._returns[i] += reward
-            self._steps[i] += 1
             if done:
                 if final_obs is None:
                     final_obs = np.zeros_like(obs)
                 self._state(i, final_obs[i])
                 terminated[i] = True
-                self._ends.append(self._end(i, game))
-                self._returns[i] = 0
-                self._steps[i] = 0
+                extras[i] = self._extras(game)  # read before the game restarts
                 game.reset()
             self._state(i, obs[i])
+        self.episodes.add(rewards)
+        for i, facts in extras.items():
+            self.episodes.end(i, "time_limit" if self.tasks[i] in TIMED_GAMES else "game_over", extras=facts)
         info: dict[str, Any] = {}
         if final_obs is not None:
             final_obs[~terminated] = obs[~terminated]
             info = {"final_obs": final_obs, "_final_obs": terminated.copy()}
         return obs, rewards, terminated, np.zeros(self.num_envs, dtype=bool), info
 
-    def _end(self, i: int, game: Any) -> EpisodeEnd:
-        task = self.tasks[i]
+    @staticmethod
+    def _extras(game: Any) -> dict[str, Any]:
+        """A finished episode's ``EpisodeEnd.extras``: the difficulty its game had ramped to."""
         ramp = game.env.difficulty_ramp()
-        return EpisodeEnd(
-            env_index=i,
-            task=task,
-            score=float(self._returns[i]),
-            length_frames=int(self._steps[i]) * FRAMES_PER_STEP,
-            end_reason="time_limit" if task in TIMED_GAMES else "game_over",
-            extras={"ramp_level": None if ramp is None else int(ramp)},
-        )
+        return {"ramp_level": None if ramp is None else int(ramp)}
 
     def pop_episode_ends(self) -> list[EpisodeEnd]:
-        ends, self._ends = self._ends, []
-        return ends
+        return self.episodes.pop()
