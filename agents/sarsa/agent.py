@@ -29,7 +29,8 @@ import numpy as np
 from benchgen.agent import Agent, AgentEnvironment
 from benchgen.errors import UsageError
 from benchgen_agents.ale_features import FEATURE_SETS, make_extractor
-from benchgen_agents.ale_features.common import BackgroundHistogram
+from benchgen_agents.ale_features.common import SCREEN_SHAPE, BackgroundHistogram
+from benchgen_agents.ale_features.ram import RAM_BYTES
 from benchgen_agents.sarsa.config import SarsaConfig
 from benchgen_agents.sarsa.learner import TRACES, SparseSarsaLambda
 
@@ -99,12 +100,35 @@ class SarsaAgent(Agent):
         )
 
     # -- reading the emulator ----------------------------------------------------------------
-    def _input(self, i: int) -> np.ndarray:
+    def _screen(self, i: int) -> np.ndarray:
+        """Sub-environment ``i``'s palette screen; a smaller one (another suite's) in the top-left
+        corner of an Atari-sized one, so that every feature index stays in its range."""
         if self.emulators is None:
             raise UsageError(
                 "the Sarsa feature agent reads the emulator; run it with `benchgen run` on a suite that offers it"
             )
-        return self.emulators.ram(i) if self.extractor.inputs == "ram" else self.emulators.palette_screen(i)
+        screen = self.emulators.palette_screen(i)
+        if screen.shape == SCREEN_SHAPE:
+            return screen
+        if screen.ndim != 2 or screen.shape[0] > SCREEN_SHAPE[0] or screen.shape[1] > SCREEN_SHAPE[1]:
+            raise UsageError(
+                f"the ALE feature sets read screens of at most 210 x 160 palette indices, not {screen.shape}"
+            )
+        canvas = np.zeros(SCREEN_SHAPE, dtype=np.uint8)
+        canvas[: screen.shape[0], : screen.shape[1]] = screen
+        return canvas
+
+    def _input(self, i: int) -> np.ndarray:
+        if self.extractor.inputs != "ram":
+            return self._screen(i)
+        if self.emulators is None:
+            raise UsageError(
+                "the Sarsa feature agent reads the emulator; run it with `benchgen run` on a suite that offers it"
+            )
+        ram = self.emulators.ram(i)
+        if len(ram) > RAM_BYTES:
+            raise UsageError(f"the RAM features read at most the Atari console's {RAM_BYTES} bytes, not {len(ram)}")
+        return np.pad(ram, (0, RAM_BYTES - len(ram)))  # a smaller RAM: its bits first, zeros after
 
     def _rows(self, extractor, i: int) -> np.ndarray:
         return self.learner.rows(extractor(self._input(i), self.background))
@@ -168,7 +192,7 @@ class SarsaAgent(Agent):
         if self.histogram is None or self.background is not None:
             return
         while self.histogram.samples < self.config.background_samples and not ctx.finished:
-            self.histogram.add(self.emulators.palette_screen(0) if self.emulators else self._input(0))
+            self.histogram.add(self._screen(0))
             env.step(np.array([int(self.rng.integers(self.num_actions))]))
             ctx.maybe_checkpoint()
         if self.histogram.samples >= self.config.background_samples:
@@ -181,7 +205,7 @@ class SarsaAgent(Agent):
         if not hasattr(extractor, "finish") or extractor.classes is not None:
             return
         while extractor.samples < self.config.disco_samples and not ctx.finished:
-            extractor.observe(self.emulators.palette_screen(0), self.background)
+            extractor.observe(self._screen(0), self.background)
             env.step(np.array([int(self.rng.integers(self.num_actions))]))
             ctx.maybe_checkpoint()
         if extractor.samples >= self.config.disco_samples:

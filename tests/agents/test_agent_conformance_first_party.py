@@ -95,7 +95,6 @@ class TestRainbowIQNJoint(FirstParty):
     settings = RAINBOW_IQN
 
 
-
 class TestFrameRandom(FirstParty):
     agent_name = "frame_random"
     runs_on = (PIXELS,)  # per-frame actions: kit_vector offers no emulator capability
@@ -120,6 +119,13 @@ class TestBrFS(FirstParty):
 class TestBrute(FirstParty):
     agent_name = "brute"
     settings = {"epsilon": 0.05}  # explores within a few hundred steps
+
+
+class TestSarsa(FirstParty):
+    agent_name = "sarsa"
+    runs_on = (PIXELS,)  # it reads the palette screen: kit_vector must refuse it
+    num_envs = 1  # Sarsa(lambda) learns on one stream of experience
+    settings = {"features": "basic", "background_samples": 16}  # the background first, then learning
 
 
 def test_every_first_party_agent_has_a_kit_test():
