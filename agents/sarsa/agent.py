@@ -49,8 +49,12 @@ def check_sarsa_config(config: SarsaConfig, run=None) -> list[str]:
     p = config.resolved()
     if not (0 < p["alpha"] and 0 <= p["lam"] <= 1 and 0 <= p["gamma"] <= 1 and 0 <= p["epsilon"] <= 1):
         raise UsageError("Sarsa needs alpha > 0 and lam, gamma, epsilon in [0, 1]")
-    if config.background_samples < 0:
-        raise UsageError("background_samples must be 0 or more")
+    if config.background_samples < 0 or config.disco_samples < 0 or config.trace_threshold < 0:
+        raise UsageError("background_samples, disco_samples and trace_threshold must be 0 or more")
+    if min(config.lsh_vectors, config.lsh_nonzero, config.lsh_buckets, config.blob_neighbourhood) < 1:
+        raise UsageError("lsh_vectors, lsh_nonzero, lsh_buckets and blob_neighbourhood must be 1 or more")
+    if config.lsh_nonzero > 7 * SCREEN_SHAPE[0] * SCREEN_SHAPE[1]:
+        raise UsageError(f"lsh_nonzero is at most the screen's {7 * SCREEN_SHAPE[0] * SCREEN_SHAPE[1]:,} bits")
     num_envs = getattr(run, "num_envs", None)
     if num_envs is not None and num_envs != 1:
         raise UsageError(f"Sarsa(lambda) learns on one sub-environment; run it with --num-envs 1, not {num_envs}")

@@ -99,6 +99,8 @@ def test_bad_settings_are_refused_in_one_line():
         check_sarsa_config(SarsaConfig(features="bas"))
     with pytest.raises(UsageError, match="unknown trace"):
         check_sarsa_config(SarsaConfig(trace="dutch"))
+    with pytest.raises(UsageError, match="blob_neighbourhood must be 1 or more"):
+        check_sarsa_config(SarsaConfig(blob_neighbourhood=0))
     with pytest.raises(UsageError, match="--num-envs 1"):
         check_sarsa_config(SarsaConfig(), type("Run", (), {"num_envs": 4})())
 
