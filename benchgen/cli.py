@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -875,6 +876,17 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"benchgen: error: the results store failed ({exc}); check that no other program holds the run's "
             "results.sqlite and that the run directory still exists, then resume",
+            file=sys.stderr,
+        )
+        return 2
+    except OSError as exc:
+        # a read-only or full filesystem, or a folder without permission, wherever a command writes
+        # (its output folder, a run, a report): a state of the machine, not a bug to trace back
+        if exc.errno not in (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM):
+            raise
+        where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+        print(
+            f"benchgen: error: {where}{exc.strerror}; fix the folder's permissions or free space, or pick another place",
             file=sys.stderr,
         )
         return 2

@@ -99,9 +99,10 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
         write(tmp)
         os.replace(tmp, target)
     except OSError as exc:
-        raise UsageError(f"cannot write {target} ({exc.strerror or exc}); give a writable place")
+        raise UsageError(f"cannot write {target} ({exc.strerror or exc}); give a writable place") from None
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # (where nothing could be written, nothing is left to remove)
+            tmp.unlink(missing_ok=True)
     return target
 
 

@@ -183,14 +183,14 @@ def test_two_runs_racing_for_one_out_leave_the_winners_run_whole(finished_run, t
 
 
 def _read_only(folder) -> list[str]:
-    """A command prefix that runs a command with ``folder`` mounted read-only: an unprivileged
-    mount namespace (``unshare``) for root, whom file modes do not stop; ``[]`` (after taking the
-    write bits away) for other users. Skips where neither is possible."""
+    """A command prefix that runs a command in ``folder``, mounted read-only: an unprivileged
+    mount namespace (``unshare``) for root, whom file modes do not stop; the folder without its
+    write bits for other users. Skips where neither is possible."""
     if os.geteuid() != 0:
         for path in [folder, *folder.rglob("*")]:
             path.chmod(path.stat().st_mode & ~0o222)
-        return []
-    mount = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
+        return ["sh", "-c", 'cd "$0" && exec "$@"', str(folder)]
+    mount = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && cd "$0" && exec "$@"'
     prefix = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", mount, str(folder)]
     try:
         probe = subprocess.run([*prefix, "touch", str(folder / ".probe")], capture_output=True, text=True)
@@ -202,8 +202,8 @@ def _read_only(folder) -> list[str]:
 
 
 def test_resume_in_a_read_only_folder_is_one_line_and_the_run_can_still_be_read(finished_run, tmp_path):
-    """Issue 27 item 13: resume in a read-only folder is refused in one line before anything is
-    written, and the run's results stay readable there (a store in WAL mode cannot be opened
+    """Issue 27 item 13: resume (and report, which writes into the run) in a read-only folder is
+    refused in one line before anything is written, and the run's results stay readable there (a store in WAL mode cannot be opened
     read-only where its ``-shm`` file cannot be made: it was refused as damaged)."""
     run, _checkpoint = unfinished_copy(finished_run, tmp_path)
     prefix = _read_only(tmp_path)
@@ -213,6 +213,11 @@ def test_resume_in_a_read_only_folder_is_one_line_and_the_run_can_still_be_read(
         [*prefix, *cli, "resume", run, "--no-progress"], capture_output=True, text=True, env=cli_env()
     )
     assert_usage_error(proc, "run.lock", "give a writable run directory")
+    proc = subprocess.run([*prefix, *cli, "report", run], capture_output=True, text=True, env=cli_env())
+    assert_usage_error(proc, "cannot write", "give a writable place")  # (its cleanup raised over the line)
+    for writes_here in (["compare", run], ["new-plugin", "myplug"]):  # their output folder, made in the cwd
+        proc = subprocess.run([*prefix, *cli, *writes_here], capture_output=True, text=True, env=cli_env())
+        assert_usage_error(proc, "fix the folder")
     proc = subprocess.run([*prefix, *cli, "export", run, "-o", "-"], capture_output=True, text=True, env=cli_env())
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert len(proc.stdout.splitlines()) > 1  # the header and the episodes
