@@ -99,6 +99,11 @@ class EpisodeBook:
         """Keep an episode a sub-environment recorded itself (another process, another env)."""
         self._ended.append(end)
 
+    @property
+    def pending(self) -> list[EpisodeEnd]:
+        """The finished episodes not yet popped (the book's own list)."""
+        return self._ended
+
     def pop(self) -> list[EpisodeEnd]:
         """Return (and forget) the episodes that finished since the last call."""
         ended, self._ended = self._ended, []

@@ -110,7 +110,9 @@ class SuiteVectorEnv(gym.vector.VectorEnv):
 
     @abc.abstractmethod
     def pop_episode_ends(self) -> list[EpisodeEnd]:
-        """Return (and forget) the episodes that finished since the last call."""
+        """Return (and forget) the episodes that finished since the last call. A
+        :class:`benchgen.episodes.EpisodeBook` keeps them, with each sub-environment's raw return
+        and length: hold one, feed it every step's rewards and ends, and return its ``pop()``."""
 
     def emulators(self) -> Emulators | None:
         """The :class:`benchgen.capabilities.Emulators` of this env's sub-environments, for agents

@@ -14,7 +14,8 @@ A plugin's own test suite imports it. The usual way is one test class::
 Every ``test_*`` method of :class:`SuiteConformance` then runs against that suite (first-party
 suites run the same class in their own tests). The checks are also plain functions in
 :mod:`benchgen.testing.checks` (no pytest needed) that raise :class:`ConformanceError`, an
-``AssertionError`` whose message says what is wrong and how to fix it.
+``AssertionError`` whose message says what is wrong and how to fix it (the vector env's checks
+are in :mod:`benchgen.testing.suite_envs`, what both kits share in :mod:`benchgen.testing.kit`).
 
 What is checked is listed in :data:`benchgen.testing.checks.CHECKS` (and in the plugin author
 guide, generated from it).

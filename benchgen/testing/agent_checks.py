@@ -4,7 +4,7 @@ An agent is run the way ``benchgen run`` and ``benchgen resume`` run it (:mod:`b
 the refusal check calls the CLI itself) on the kit's scripted suites
 (:mod:`benchgen.testing.agent_suites`), whose environments log every step they take, every
 action they get and every episode they end. The checks compare that log with what the run
-recorded. Each ``check_*`` raises :class:`~benchgen.testing.checks.ConformanceError`
+recorded. Each ``check_*`` raises :class:`~benchgen.testing.kit.ConformanceError`
 naming the agent, what is wrong and how to fix it. :class:`AgentKit` runs them for one agent;
 :class:`AgentConformance <benchgen.testing.agent_conformance.AgentConformance>` is the same as
 pytest tests; :data:`AGENT_CHECKS` lists them for the plugin author guide.
@@ -37,7 +37,7 @@ from benchgen.testing.agent_runs import (
     kit_registry,
 )
 from benchgen.testing.agent_suites import KIT_SPLIT
-from benchgen.testing.checks import ConformanceError, use_registry
+from benchgen.testing.kit import ConformanceError, use_registry
 
 __all__ = ["AGENT_CHECKS", "AgentKit", "KitOptions", "KitRun", "kit_registry"]
 

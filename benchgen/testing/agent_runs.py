@@ -26,7 +26,7 @@ from benchgen.registry import Registry
 from benchgen.results.store import Unit
 from benchgen.testing import agent_suites
 from benchgen.testing.agent_suites import KIT_SPLIT, LOG_ENV, STOP_ENV, reset_stop_request
-from benchgen.testing.checks import CORE_EPISODE_COLUMNS, build_registry, use_registry
+from benchgen.testing.kit import CORE_EPISODE_COLUMNS, build_registry, use_registry
 
 #: the store's columns that describe an episode (not when or where it was written): the core's
 #: own episode columns less the row id
@@ -183,7 +183,7 @@ def fixed_global_rngs(seed: int) -> Iterator[None]:
 # -- running the agent -------------------------------------------------------------------------
 def kit_registry(plugins: Any = None) -> Registry:
     """A registry with the agent plugin(s) under test, the first-party agents and the kit suites.
-    ``plugins`` as for :func:`~benchgen.testing.checks.build_registry`; None: the installed plugins."""
+    ``plugins`` as for :func:`~benchgen.testing.kit.build_registry`; None: the installed plugins."""
     if plugins is None:
         return Registry(plugins=[(agent_suites.__name__, agent_suites)])
     listed = list(plugins) if isinstance(plugins, (list, tuple)) else [plugins]

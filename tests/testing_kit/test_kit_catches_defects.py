@@ -64,24 +64,24 @@ class DefectiveEnv(toy_suite.ToyVectorEnv):
         if self.defect == "int_terminated":
             terminated = terminated.astype(int)
         if self.defect == "shaped_score":
-            for end in self._ends:
+            for end in self.episodes.pending:
                 end.score += 1.0
         if self.defect == "bad_end_reason":
-            for end in self._ends:
+            for end in self.episodes.pending:
                 end.end_reason = "exploded"
         if self.defect == "wrong_frames":
-            for end in self._ends:
+            for end in self.episodes.pending:
                 end.length_frames = 10**9
         if self.defect == "no_extras":
-            for end in self._ends:
+            for end in self.episodes.pending:
                 end.extras = {}
         return obs, reward, terminated, truncated, info
 
     def pop_episode_ends(self):
         if self.defect == "never_records":
-            self._ends = []
+            self.episodes.pop()
         if self.defect == "records_twice":
-            return list(self._ends)
+            return list(self.episodes.pending)
         return super().pop_episode_ends()
 
 
