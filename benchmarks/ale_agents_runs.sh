@@ -16,17 +16,19 @@ RESULTS=benchmarks/results/ale_agents
 # make it ~6x slower than BASS here, Blob-PROST's blobs ~3x
 BASS_FRAMES=120000
 RAM_FRAMES=30000
-BLOB_FRAMES=60000
+BLOB_FRAMES=40000
 mkdir -p "$OUT" "$RESULTS"
 
 sarsa() {  # sarsa FEATURES GAME: the ALE paper's protocol, 10 evaluation episodes
   local features=$1 game=$2 dir="$OUT/sarsa-$1-$2-seed0" csv="$RESULTS/sarsa-$1-$2-seed0.csv"
-  local frames=$BASS_FRAMES
-  if [ "$features" = ram ]; then frames=$RAM_FRAMES; fi
+  local frames=$BASS_FRAMES protocol=benchmarks/ale_agents/ale2013_small.yaml
+  if [ "$features" = ram ]; then  # 3 evaluation episodes: the greedy policy replays much the same episode
+    frames=$RAM_FRAMES protocol=benchmarks/ale_agents/ale2013_small_ram.yaml
+  fi
   if [ -f "$csv" ]; then echo "done: $csv"; return; fi
   rm -rf "$dir"
   nice -n 10 benchgen run atari_saber sarsa --set features="$features" --set background_samples=2000 \
-    --protocol benchmarks/ale_agents/ale2013_small.yaml --tasks "$game" --seeds 0 --frames "$frames" \
+    --protocol "$protocol" --tasks "$game" --seeds 0 --frames "$frames" \
     --out "$dir" --no-progress
   benchgen export "$dir" --output "$csv"
 }
