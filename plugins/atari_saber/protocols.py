@@ -274,8 +274,9 @@ DQN2015 = AtariProtocol(
     open_values={
         "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
         "noop_max": "stated for evaluation; benchgen applies it to training episodes too, as DQN's code did",
-        "evaluation_interval_frames": "DQN's curves evaluate periodically; its table scores the trained agent, "
-        "so benchgen evaluates once, after training",
+        "evaluation_interval_frames": "Mnih et al. evaluated regularly and scored the best policy found "
+        "(Machado et al. 2018, section 3; SABER section 2.1); benchgen evaluates once, after training, and "
+        "scores that agent: the best policy with its independent re-evaluation is not implemented yet",
     },
 )
 
@@ -298,7 +299,9 @@ RAINBOW2018 = dataclasses.replace(
     open_values={
         "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
         "evaluation_epsilon": "not stated; benchgen: the greedy policy, noisy networks' noise off",
-        "task_score": "benchgen scores the last phase (the agent at the end of training)",
+        "task_score": "Hessel et al. scored the best policy found (Machado et al. 2018, section 3; SABER section "
+        "2.1); benchgen scores the last phase (the agent at the end of training), the re-evaluated best policy "
+        "is not implemented yet; the report shows the best and the last round side by side",
     },
 )
 
