@@ -48,14 +48,14 @@ def _check_unit(lines: list[dict], total: int, scores: list[float]) -> None:
 
 def test_captured_run_writes_parseable_lines_every_n_seconds(tmp_path):
     out = tmp_path / "run"
-    total = 120_000
+    total = 60_000
     proc = run_cli(
-        "run", "toy", "random", "--tasks", "count-80", "--frames", total, "--progress-every", "0.1", "--out", out
+        "run", "toy", "random", "--tasks", "count-80", "--frames", total, "--progress-every", "0.05", "--out", out
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "━" not in proc.stderr and "\r" not in proc.stderr  # no bar, no redraws
     lines = _lines(proc.stderr)
-    assert len(lines) >= 3, proc.stderr  # a unit of about a second, a line every 0.1 s
+    assert len(lines) >= 3, proc.stderr  # a unit of about a second, a line every 0.05 s
     assert {x["label"] for x in lines} == {"train count-80 seed 0"}
     _check_unit(lines, total, _last_scores(out, "count-80"))
     assert not _lines(proc.stdout)  # stdout keeps the plan and the summary only
