@@ -76,7 +76,13 @@ class EvaluationSchedule:
     the training frame counter at which the round began. A round's quota is counted per task in
     episodes or in frames; an episode counts if it started while the quota was open, and the round
     ends when every counted episode has finished (so no episode is cut short and short episodes
-    are not favoured). The task score of an evaluation phase is made from its latest round."""
+    are not favoured). The task score of an evaluation phase is made from its latest round.
+
+    With ``best_policy`` (Mnih et al. 2015 and Hessel et al. 2018, as Machado et al. 2018 section 3
+    and SABER section 2.1 describe them), the agent checkpoint of the best round so far (highest
+    mean raw score) is kept, and after training that agent plays one more round of the same quota,
+    independent of the round that chose it, recorded under ``<unit phase>_best``; that round
+    makes the task score, the rounds still show the agent at the end of training."""
 
     episodes: int = 0
     """episodes per task in each round (0: the round is counted in ``frames``)"""
@@ -86,6 +92,8 @@ class EvaluationSchedule:
     """training frames between rounds; a round also follows training (0: that round only)"""
     epsilon: float = 0.0
     """probability of a uniformly random action at each step (0: the agent's greedy policy)"""
+    best_policy: bool = False
+    """after training, re-evaluate the best round's agent in a round of its own (see above)"""
 
     def __post_init__(self):
         if (self.episodes > 0) == (self.frames > 0):
@@ -180,8 +188,14 @@ def load_split_yaml(path: str | Path, suite: str | None = None) -> Split:
     )
 
 
-# The one conversion between a budget unit and emulator frames: a suite's methods below, a
-# recorded run's (``benchgen.results.record.RunRecord``) and every report use these two.
+# The one conversion between emulator frames, agent steps and a budget unit: a suite's methods
+# below, a recorded run's (``benchgen.results.record.RunRecord``), the run engine and every report
+# use these three.
+def frames_to_steps(frames: int, frames_per_step: int) -> int:
+    """Whole agent steps in ``frames`` emulator frames (rounded down)."""
+    return int(frames) // int(frames_per_step)
+
+
 def budget_to_frames(amount: int, budget_unit: str, frames_per_step: int) -> int:
     """An amount in a suite's budget unit ("frames" or "timesteps") as emulator frames."""
     return int(amount) if budget_unit == "frames" else int(amount) * int(frames_per_step)
@@ -189,7 +203,7 @@ def budget_to_frames(amount: int, budget_unit: str, frames_per_step: int) -> int
 
 def frames_to_budget(frames: int, budget_unit: str, frames_per_step: int) -> int:
     """Emulator frames in a suite's budget unit (whole agent steps, rounded down, for timesteps)."""
-    return int(frames) if budget_unit == "frames" else int(frames) // int(frames_per_step)
+    return int(frames) if budget_unit == "frames" else frames_to_steps(frames, frames_per_step)
 
 
 class Suite(abc.ABC):

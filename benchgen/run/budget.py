@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from benchgen.results.store import Unit
+from benchgen.suite import frames_to_steps
 
 
 def vector_width(r, unit: Unit) -> int:
@@ -39,7 +40,7 @@ def frames_run(budget_frames: int, width: int, frames_per_step: int) -> int:
     >>> frames_run(1001, 8, 4), frames_run(1024, 8, 4), frames_run(1001, 1, 4)
     (1024, 1024, 1000)
     """
-    steps = int(budget_frames) // int(frames_per_step)
+    steps = frames_to_steps(budget_frames, frames_per_step)
     return math.ceil(steps / width) * width * int(frames_per_step)
 
 

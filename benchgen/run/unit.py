@@ -25,7 +25,7 @@ from benchgen.run.evaluation import EvaluationRounds
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.run.signals import STOP, StopRequested
-from benchgen.suite import EpisodeEnd, EvaluationSchedule
+from benchgen.suite import EpisodeEnd, EvaluationSchedule, frames_to_steps
 
 
 class UnitContext(TrainingContext):
@@ -38,7 +38,7 @@ class UnitContext(TrainingContext):
         self.unit_dir = run_dir.unit_dir(unit.unit_id)
         self.seed = unit.seed
         self.phase, self.tasks = unit.phase, tuple(unit.tasks)
-        self.budget_steps = unit.budget_frames // recorder.frames_per_step
+        self.budget_steps = frames_to_steps(unit.budget_frames, recorder.frames_per_step)
         self._save_points = sorted(p for p in save_points if p > recorder.frames_done)
         self._save_fn = save_fn
         self._writer = writer
