@@ -470,227 +470,44 @@ def _run_config(args, registry):
 
 
 def cmd_run(args) -> int:
-    import time
-
-    from benchgen.run.execute import preflight
-    from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
-    from benchgen.run.signals import STOP
+    from benchgen.run import lifecycle
 
     reg = args.registry
     run, agent_over, sources = _run_config(args, reg)
     if args.vary:
-        return _run_sweep(args, reg, run, agent_over, sources)
-    resolved = resolve(reg, run, agent_over, override_sources=sources)
+        return lifecycle.sweep(reg, run, agent_over, sources, args.vary, args.out, plan_only=args.plan)
+    resolved = lifecycle.plan(reg, run, agent_over, sources=sources)
     if args.plan:  # checked like a run (resolve), but no agent is built and nothing is written
-        print(describe_plan(resolved, plan_units(resolved)))
+        print(lifecycle.describe(resolved))
         return 0
-    preflight(resolved)
-    out = args.out or Path("runs") / f"{run.suite}-{run.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
-    if STOP.requested:
-        print("benchgen: interrupted before the run started; nothing was written", file=sys.stderr)
-        return 130
-    run_dir = create_run(reg, resolved, out)
-    print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
-    print(f"run directory: {run_dir}", file=sys.stderr)
-    return _execute(run_dir, resolved)
-
-
-def _run_sweep(args, reg, run, agent_over, sources) -> int:
-    import time
-
-    from benchgen.run import studies
-    from benchgen.run.execute import preflight
-    from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
-
-    if len(args.vary) > 1:  # argparse would keep the last one silently
-        raise UsageError(
-            f"--vary given {len(args.vary)} times; a sweep varies one parameter: give one --vary PARAM=V1,V2"
-        )
-    param, values = studies.parse_vary(args.vary[0])
-    # an agent setting (e.g. Const's action) or else a protocol parameter
-    if studies.is_agent_setting(reg.agent(run.agent), param):
-        varied = {**sources, param: "--vary"}
-        conditions = [
-            (studies.condition_label(param, v), resolve(reg, run, {**agent_over, param: v}, override_sources=varied))
-            for v in values
-        ]
-    else:
-        conditions = [
-            (studies.condition_label(param, v), resolve(reg, run, agent_over, {param: v}, sources)) for v in values
-        ]
-    if args.plan:
-        for label, resolved in conditions:
-            print(f"condition {label}:\n{describe_plan(resolved, plan_units(resolved))}")
-        return 0
-    for _, resolved in conditions:  # each condition's agent is built once before anything is written
-        preflight(resolved)
-    out = args.out or Path("runs") / f"{run.suite}-{run.agent}-sweep-{time.strftime('%Y%m%d-%H%M%S')}"
-    studies.check_sweep_out(out)
-    run_dirs = [create_run(reg, resolved, out / label) for label, resolved in conditions]
-    studies.write_sweep_file(out, run.suite, run.agent, param, values, [label for label, _ in conditions])
-    print(f"sweep of {param} over {', '.join(map(str, values))}: {out}", file=sys.stderr)
-    for run_dir, (_, resolved) in zip(run_dirs, conditions):
-        print(describe_plan(resolved, plan_units(resolved)), file=sys.stderr)
-        code = _execute(run_dir, resolved)
-        if code:
-            return code
-    return _sweep_report(out, reg)
-
-
-def _sweep_report(out: Path, reg) -> int:
-    """Write the sweep's side-by-side table once its conditions are done; print it."""
-    from benchgen.run import studies
-
-    print(studies.write_sweep_report(out, reg))
-    print(f"sweep report: {out / 'sweep.md'}")
-    return 0
+    return lifecycle.start(reg, resolved, args.out)
 
 
 def cmd_evaluate(args) -> int:
-    from benchgen.results.rundir import RunDir
-    from benchgen.run import studies
-    from benchgen.run.execute import preflight
-    from benchgen.run.plan import run_metadata
+    from benchgen.run import lifecycle
 
-    reg = args.registry
-    resolved, units, extra = studies.plan_reevaluation(reg, args.run_dir, args.protocol, args.episodes)
-    if args.num_envs is not None:
-        if args.num_envs <= 0:
-            raise UsageError("--num-envs must be positive")
-        resolved.run.num_envs = args.num_envs
-    resolved.run.progress = not args.no_progress
-    if args.progress_every is not None:
-        resolved.run.progress_every = args.progress_every
-    resolved.run.from_checkpoint = units[0].init_checkpoint  # preflight loads one: a damaged one is refused now
-    preflight(resolved)
-    resolved.run.from_checkpoint = None
-    given = resolved.run.protocol  # --protocol, else the run's own (None: a suite's only protocol)
-    name = (Path(given).stem if given.endswith((".yaml", ".yml")) else given) if given else ""
-    source = Path(os.path.abspath(args.run_dir))  # (`.` and `runs/base/..` have a name too)
-    out = args.out or source.with_name(f"{source.name}-eval" + (f"-{name}" if name else ""))
-    run_dir = RunDir.create(out, dataclasses.replace(run_metadata(reg, resolved), **extra), units)
-    schedule = extra["reevaluation"]["schedule"]
-    quota = f"{schedule['episodes']:,} episodes" if schedule["episodes"] else f"{schedule['frames']:,} frames"
-    print(
-        f"re-evaluating {len(units)} agent{'s' * (len(units) != 1)} trained under "
-        f"{extra['reevaluation']['source_protocol_label']}, under {given or 'its protocol'}: {quota} per task, "
-        f"epsilon {schedule['epsilon']}\nrun directory: {run_dir}",
-        file=sys.stderr,
+    return lifecycle.evaluate(
+        args.registry,
+        args.run_dir,
+        args.protocol,
+        args.episodes,
+        args.num_envs,
+        args.out,
+        progress=not args.no_progress,
+        progress_every=args.progress_every,
     )
-    try:
-        return _execute(run_dir, resolved)
-    except Exception:  # (a stopped evaluation returns 130 and resumes)
-        _discard_if_empty(run_dir)
-        raise
-
-
-def _discard_if_empty(run_dir) -> None:
-    """Remove a run this command created that failed before recording anything: no half-made run
-    is left behind (one with episodes or checkpoints is kept, to resume)."""
-    import shutil
-
-    if not run_dir.is_run():
-        return
-    try:
-        store = run_dir.store(readonly=True)
-        try:
-            empty = store.count_episodes() == 0 and not store.checkpoints()
-        finally:
-            store.close()
-    except Exception:  # a store that cannot be read is left as it is
-        return
-    if empty:
-        shutil.rmtree(run_dir.path, ignore_errors=True)
 
 
 def cmd_resume(args) -> int:
-    from benchgen.results.rundir import RunDir
-    from benchgen.run import studies
+    from benchgen.run import lifecycle
 
-    if studies.is_sweep(args.run_dir):
-        return _resume_sweep(args)
-    return _resume_run(args, RunDir(args.run_dir))
-
-
-def _resume_sweep(args) -> int:
-    from benchgen.results.rundir import RunDir
-    from benchgen.run import studies
-
-    sweep = studies.read_sweep(args.run_dir)
-    for label in sweep["runs"]:
-        code = _resume_run(args, RunDir(args.run_dir / label))
-        if code:
-            return code
-    return _sweep_report(args.run_dir, args.registry)
-
-
-def _resume_run(args, run_dir) -> int:
-    from benchgen.run.execute import preflight
-    from benchgen.run.plan import drift, resolve_from_meta, validate_run_config
-
-    record = run_dir.record()
-    if record.external_loop:
-        raise UsageError(
-            f"{run_dir.path} was recorded by a training loop outside benchgen (benchgen.api.Recording); "
-            "run that script again to continue it"
-        )
-    resolved = resolve_from_meta(args.registry, record)
-    if args.no_progress:
-        resolved.run.progress = False
-    if getattr(args, "progress_every", None) is not None:
-        resolved.run.progress_every = args.progress_every
-    validate_run_config(resolved.run, resolved.suite)
-    changed = drift(record, resolved)
-    if changed and not args.force:
-        shown = ", ".join(f"{k} ({v[0]} -> {v[1]})" for k, v in list(changed.items())[:4])
-        more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
-        raise UsageError(
-            f"{run_dir} was recorded under another protocol or software: {shown}{more}; continuing "
-            "would mix them in one run. Reinstall what it recorded, or pass --force (the change is "
-            "recorded in run.json)"
-        )
-    preflight(resolved)
-    if changed:
-        run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
-    return _execute(run_dir, resolved)
-
-
-def _execute(run_dir, resolved) -> int:
-    from benchgen.results.report import write_report
-    from benchgen.run.execute import run_units
-    from benchgen.run.progress import RunProgress
-    from benchgen.run.signals import StopRequested, install_stop_handler
-
-    install_stop_handler()
-    with run_dir.lock():
-        try:
-            with RunProgress(enabled=resolved.run.progress, every=resolved.run.progress_every) as progress:
-                run_units(run_dir, resolved, progress)
-        except StopRequested:
-            print(
-                f"benchgen: interrupted; every finished episode is saved. Continue with `benchgen resume {run_dir}`",
-                file=sys.stderr,
-            )
-            return 130
-        finally:
-            if run_dir.is_run():  # (a run directory removed mid-run has nothing left to fold)
-                store = run_dir.store()
-                try:
-                    store.checkpoint_wal()
-                finally:
-                    store.close()
-    summary = write_report(run_dir.path)
-    print(summary)
-    store = run_dir.store(readonly=True)
-    try:
-        retries = sum(u.retries for u in store.units())
-    finally:
-        store.close()
-    if retries:
-        print(
-            f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)"
-        )
-    return 0
+    return lifecycle.resume(
+        args.registry,
+        args.run_dir,
+        force=args.force,
+        progress=not args.no_progress,
+        progress_every=args.progress_every,
+    )
 
 
 def cmd_video(args) -> int:
