@@ -14,7 +14,9 @@ as they are for old runs to read:
 - ``video``: the episodes recorded for a run's videos (never scored).
 
 A unit's evaluation rounds are recorded under its phase plus :data:`EVALUATION_SUFFIX`
-(``train`` -> ``train_eval``).
+(``train`` -> ``train_eval``); under a protocol that scores the best policy found
+(``EvaluationSchedule.best_policy``), the independent re-evaluation of the best round's agent
+after training under its phase plus :data:`BEST_SUFFIX` (``train`` -> ``train_best``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ VIDEO = "video"
 
 #: how the phase of a unit's evaluation episodes is named: ``train`` -> ``train_eval``
 EVALUATION_SUFFIX = "_eval"
+#: how the phase of a unit's re-evaluated best policy is named: ``train`` -> ``train_best``
+BEST_SUFFIX = "_best"
 
 #: phases whose units start from a joint checkpoint (they wait for it)
 FROM_JOINT = (ZEROSHOT, FINETUNE, TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)
@@ -48,13 +52,23 @@ def evaluation_phase(unit_phase: str) -> str:
     return unit_phase + EVALUATION_SUFFIX
 
 
+def best_policy_phase(unit_phase: str) -> str:
+    """The phase a unit's re-evaluated best policy is recorded under (``train`` -> ``train_best``)."""
+    return unit_phase + BEST_SUFFIX
+
+
 def evaluated_phase(phase: str) -> str | None:
-    """The unit phase whose evaluation episodes ``phase`` holds; None if it holds a unit's own."""
-    return phase[: -len(EVALUATION_SUFFIX)] if phase.endswith(EVALUATION_SUFFIX) else None
+    """The unit phase whose evaluation episodes (rounds, or the re-evaluated best policy)
+    ``phase`` holds; None if it holds a unit's own."""
+    for suffix in (EVALUATION_SUFFIX, BEST_SUFFIX):
+        if phase.endswith(suffix):
+            return phase[: -len(suffix)]
+    return None
 
 
 #: the order a run's report lists its phases in
 REPORT_ORDER = (
+    best_policy_phase(TRAIN),
     evaluation_phase(TRAIN),
     TRAIN,
     REEVAL,
@@ -66,10 +80,13 @@ REPORT_ORDER = (
 )
 
 #: which phase's episodes score a task when a run holds several, most preferred first: a
-#: protocol's evaluation episodes over the learning ones, a re-evaluation over the zero-shot play
+#: protocol's evaluation episodes over the learning ones (its re-evaluated best policy first, for a
+#: protocol that scores it), a re-evaluation over the zero-shot play
 SCORING_PREFERENCE = (
+    best_policy_phase(FINETUNE),
     evaluation_phase(FINETUNE),
     FINETUNE,
+    best_policy_phase(TRAIN),
     evaluation_phase(TRAIN),
     TRAIN,
     REEVAL,
@@ -79,4 +96,12 @@ SCORING_PREFERENCE = (
 )
 
 #: the phases ``benchgen compare --phase`` and similar filters accept
-SCORED = (TRAIN, FINETUNE, ZEROSHOT, JOINT, *(evaluation_phase(p) for p in (TRAIN, FINETUNE, JOINT)), REEVAL)
+SCORED = (
+    TRAIN,
+    FINETUNE,
+    ZEROSHOT,
+    JOINT,
+    *(evaluation_phase(p) for p in (TRAIN, FINETUNE, JOINT)),
+    REEVAL,
+    *(best_policy_phase(p) for p in (TRAIN, FINETUNE, JOINT)),
+)

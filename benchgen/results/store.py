@@ -109,6 +109,11 @@ class EpisodeTally:
     task: str
     episodes: int
     frames: int
+    score: float = 0.0
+    """the sum of their raw scores"""
+    frames_total: int = 0
+    """the unit's frame counter when the first of them was recorded (for an evaluation round,
+    the counter it began at: its agent's checkpoint)"""
 
 
 def check_unit_id(unit_id: Any) -> str:
@@ -332,10 +337,14 @@ class ResultsStore:
     def episode_tally(self, unit_id: str) -> list[EpisodeTally]:
         rows = self.conn.execute(
             "SELECT phase, json_extract(extras, '$.eval_round') AS round, task, COUNT(*) AS n, "
-            "SUM(length_frames) AS frames FROM episodes WHERE unit_id = ? GROUP BY phase, round, task",
+            "SUM(length_frames) AS frames, SUM(score) AS score, MIN(frames_total) AS began FROM episodes "
+            "WHERE unit_id = ? "
+            "GROUP BY phase, round, task",
             (unit_id,),
         ).fetchall()
-        return [EpisodeTally(r["phase"], r["round"], r["task"], r["n"], r["frames"]) for r in rows]
+        return [
+            EpisodeTally(r["phase"], r["round"], r["task"], r["n"], r["frames"], r["score"], r["began"]) for r in rows
+        ]
 
     def record_checkpoint(self, unit_id: str, frames: int, path: str) -> None:
         with self.conn:

@@ -2,14 +2,17 @@
 
 A unit saves a resumable checkpoint at least every ``checkpoint_every`` (default budget / 20)
 and at its reporting checkpoints. The newest checkpoint is kept (to resume) and so is, for each
-reporting checkpoint, the first one written at or past it (to study); the rest are deleted once
-a newer one is safely on disk and in the store.
+reporting checkpoint, the first one written at or past it (to study), and, under a protocol that
+scores the best policy found, the one its best evaluation round played (to re-evaluate, see
+``benchgen.run.best_policy``); the rest are deleted once a newer one is safely on disk and in the
+store.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from benchgen.agent import Agent
@@ -60,6 +63,8 @@ class Saver:
         ckpt_dir = run_dir.checkpoints_dir(unit.unit_id)
         existing = sorted(int(p.name) for p in ckpt_dir.glob("*") if p.name.isdigit()) if ckpt_dir.is_dir() else []
         self.kept: set[int] = set()
+        #: more frame counts whose checkpoints are kept, asked at every save (the best round's)
+        self.also_keep: Callable[[], set[int]] = set
         for point in list(self.pending):  # a resumed unit keeps what it kept before
             at_or_past = [f for f in existing if f >= point]
             if at_or_past and at_or_past[0] <= recorder.frames_done:
@@ -72,7 +77,13 @@ class Saver:
             self.pending = [p for p in self.pending if p > frames]
             self.kept.add(frames)
         return write_checkpoint(
-            self.agent, self.r, self.store, self.unit, self.run_dir, frames, keep_frames=frozenset(self.kept)
+            self.agent,
+            self.r,
+            self.store,
+            self.unit,
+            self.run_dir,
+            frames,
+            keep_frames=frozenset(self.kept | self.also_keep()),
         )
 
 

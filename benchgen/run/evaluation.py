@@ -47,7 +47,14 @@ class EvaluationRounds:
     """
 
     def __init__(
-        self, schedule: EvaluationSchedule, unit, recorder, env_tasks: list[str], seed: int, phase: str | None = None
+        self,
+        schedule: EvaluationSchedule,
+        unit,
+        recorder,
+        env_tasks: list[str],
+        seed: int,
+        phase: str | None = None,
+        extras: dict | None = None,
     ):
         self.schedule = schedule
         self.unit = unit
@@ -57,17 +64,38 @@ class EvaluationRounds:
         #: the phase the rounds are recorded under: ``<unit phase>_eval``, or the unit's own phase
         #: for a unit that only evaluates (a re-evaluation under another protocol)
         self.phase = phase or evaluation_phase(unit.phase)
+        #: recorded with every episode of the rounds, next to the round's number
+        self.extras = dict(extras or {})
         self.points = schedule.points(unit.budget_frames)
         # what earlier attempts recorded, per round and task: (episodes, frames)
         self.recorded: dict[int, dict[str, tuple[int, int]]] = {}
+        # per round and task: the sum of the raw scores recorded
+        self.scores: dict[int, dict[str, float]] = {}
+        # the training frame counter each round began at (its agent's checkpoint)
+        self.began: dict[int, int] = {}
         for t in recorder.tally:
             if t.phase == self.phase and t.round is not None:
                 self.recorded.setdefault(int(t.round), {})[t.task] = (t.episodes, t.frames)
+                self.scores.setdefault(int(t.round), {})[t.task] = float(t.score or 0.0)
+                self.began[int(t.round)] = int(t.frames_total)
 
     def complete(self, k: int) -> bool:
         """Whether round ``k`` has its quota for every task of the unit."""
         got = self.recorded.get(k, {})
         return all(self._quota_met(*got.get(task, (0, 0))) for task in set(self.unit.tasks))
+
+    def mean_score(self, k: int) -> float:
+        """Round ``k``'s mean raw score: the mean over the unit's tasks of each task's mean
+        episode score (for one task, the mean of the round's episodes)."""
+        got, sums = self.recorded.get(k, {}), self.scores.get(k, {})
+        means = [sums.get(t, 0.0) / got[t][0] for t in sorted(set(self.unit.tasks)) if got.get(t, (0, 0))[0]]
+        return float(np.mean(means)) if means else float("nan")
+
+    def best_round(self) -> int | None:
+        """The complete round with the highest mean raw score (the earliest of equals); None
+        before one is complete."""
+        done = [k for k in sorted(self.recorded) if self.complete(k)]
+        return max(done, key=self.mean_score) if done else None
 
     def _quota_met(self, episodes: int, frames: int) -> bool:
         s = self.schedule
@@ -105,6 +133,7 @@ class EvaluationRounds:
             # an episode counts if it starts while its task's quota is open
             return started[task] < s.episodes if s.episodes else got[task][1] + running_frames(task) < s.frames
 
+        sums = {task: self.scores.get(k, {}).get(task, 0.0) for task in set(self.unit.tasks)}
         counted = np.zeros(n_envs, dtype=bool)
         steps_in = np.zeros(n_envs, dtype=np.int64)
 
@@ -126,7 +155,8 @@ class EvaluationRounds:
             for e in mine:
                 got[e.task][0] += 1
                 got[e.task][1] += int(e.length_frames)
-            self.recorder.record(mine, 0, phase=self.phase, extras={ROUND_KEY: k})
+                sums[e.task] += float(e.score)
+            self.recorder.record(mine, 0, phase=self.phase, extras={**self.extras, ROUND_KEY: k})
             for e in ends:
                 start(e.env_index)
 
@@ -152,3 +182,5 @@ class EvaluationRounds:
         finally:
             env.close()
         self.recorded[k] = {task: (n, f) for task, (n, f) in got.items()}
+        self.scores[k] = sums
+        self.began[k] = frames_at

@@ -298,6 +298,11 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         when = f"every {schedule.interval_frames:,} training frames and " if schedule.interval_frames else ""
         policy = f"epsilon {schedule.epsilon}" if schedule.epsilon else "greedy"
         lines.append(f"  evaluation {quota} per task, {when}after training ({policy}), recorded as <phase>_eval")
+        if schedule.best_policy:
+            lines.append(
+                f"  best policy: the best round's agent plays {quota} per task more after training, recorded as "
+                "<phase>_best (the task score)"
+            )
     if r.spec.joint and r.run.task_sampling == "episode":
         lines.append("  joint environments: every training sub-environment draws a new task at every episode")
     if r.spec.check_config is not None:

@@ -20,6 +20,7 @@ from benchgen.errors import UsageError
 from benchgen.remote import CollectorKey, EpisodeInbox, RemoteEnvFactory, RemoteEpisodes
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit, UnitStore
+from benchgen.run.best_policy import BestPolicy
 from benchgen.run.checkpoints import Saver, save_points
 from benchgen.run.evaluation import EvaluationRounds
 from benchgen.run.plan import ResolvedRun, resolve_from_meta
@@ -204,6 +205,8 @@ def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
         _load(agent, start, f"unit {unit.unit_id}: its starting checkpoint", "restore it or start a new run")
 
 
+_COPY = "restore it from a copy of the run"
+
 #: what an agent's ``load`` raises on a damaged, truncated or foreign checkpoint file
 _DAMAGED = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, RuntimeError)
 
@@ -254,9 +257,11 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
         ctx = UnitContext(recorder, unit, run_dir, save_points(r, unit), saver, writer)
         task_done.bind(recorder, ctx)
         ctx.progress = progress
+        best = None
         if unit.learn:
             ctx.episode_budget = r.suite.episode_budget()
-            _schedule_rounds(ctx, r, store, agent, saver, tasks_of_envs, env_seed)
+            best = _schedule_rounds(ctx, r, store, agent, saver, tasks_of_envs, env_seed)
+        holds_best = False  # whether the agent is the best round's, not the final one (no save then)
         if progress is not None:
             progress.tick(recorder, force=True)
         try:
@@ -264,6 +269,13 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                 ctx.evaluate_due()  # a round a kill interrupted: finish it first
                 agent.learn(env, ctx)
                 ctx.evaluate_due(training_over=True)
+                if best is not None and best.due:
+                    saver()  # the final agent's checkpoint, before the best round's takes its place
+                    holds_best = True
+                    best.play(
+                        lambda path: _load(agent, path, f"unit {unit.unit_id}: its best round's checkpoint", _COPY),
+                        lambda rounds: _play_due(rounds, r, agent, lambda: None, training_over=True),
+                    )
             elif r.reevaluation is not None:
                 _reevaluate(ctx, r, agent, tasks_of_envs, env_seed)
             else:
@@ -276,7 +288,8 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
             ctx.close()
             if writer is not None:
                 _close_writer(writer, run_dir)
-        saver()
+        if not holds_best:
+            saver()
         if STOP.requested:
             store.update_unit(unit.unit_id, status="running")
             raise StopRequested(unit.unit_id)
@@ -314,19 +327,25 @@ def _reevaluate(ctx: UnitContext, r: ResolvedRun, agent: Agent, tasks_of_envs: l
 
 def _schedule_rounds(
     ctx: UnitContext, r: ResolvedRun, store: UnitStore, agent: Agent, saver, tasks_of_envs: list[str], env_seed: int
-) -> None:
-    """Give the unit its evaluation phases (``Suite.evaluation_schedule``), if its protocol has any."""
+) -> BestPolicy | None:
+    """Give the unit its evaluation phases (``Suite.evaluation_schedule``), if its protocol has any;
+    returns the re-evaluation of the best round's agent under a protocol that scores it."""
     schedule = r.suite.evaluation_schedule()
     if schedule is None:
-        return
+        return None
     unit, recorder = ctx.unit, ctx.recorder
     rounds = EvaluationRounds(schedule, unit, recorder, tasks_of_envs, env_seed)
+    best = None
+    if schedule.best_policy:
+        best = BestPolicy(rounds, lambda frames: ctx.run_dir.checkpoint_dir(unit.unit_id, frames))
+        saver.also_keep = best.kept_frames  # the best round's checkpoint survives the pruning
 
     def save() -> None:  # the round's agent is the one on disk (a resume continues the round with it)
         if store.unit(unit.unit_id).last_checkpoint_frames != recorder.frames_done:
             saver()
 
     ctx.play_rounds = lambda training_over: _play_due(rounds, r, agent, save, training_over)
+    return best
 
 
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
