@@ -45,11 +45,26 @@ NEIGHBOURHOOD = 3
 TILE_ROWS, TILE_COLUMNS = 15, 10
 
 
+def box_dilation(pixels: np.ndarray, size: int) -> np.ndarray:
+    """``pixels`` (bool) dilated by a ``size x size`` box: shifted ORs, rows then columns."""
+    lo, hi = size // 2, size - 1 - size // 2
+    out = pixels.copy()
+    for d in range(1, lo + 1):  # from the pixels d above / to the left
+        out[d:] |= pixels[:-d]
+    for d in range(1, hi + 1):
+        out[:-d] |= pixels[d:]
+    rows = out.copy()
+    for d in range(1, lo + 1):
+        out[:, d:] |= rows[:, :-d]
+    for d in range(1, hi + 1):
+        out[:, :-d] |= rows[:, d:]
+    return out
+
+
 def find_blobs(screen: np.ndarray, neighbourhood: int = NEIGHBOURHOOD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The blobs of ``screen`` (palette indices): ``(colour, row, column)`` arrays, one entry per
     blob, its position the centre of its bounding box (rounded down); ordered by colour."""
     screen = np.asarray(screen)
-    box = np.ones((neighbourhood, neighbourhood), dtype=bool)  # boxes of side h touch iff distance <= h
     eight = np.ones((3, 3), dtype=bool)
     colours, rows, columns = [], [], []
     for colour in np.flatnonzero(np.bincount(screen.ravel(), minlength=NUM_COLOURS)):
@@ -61,7 +76,8 @@ def find_blobs(screen: np.ndarray, neighbourhood: int = NEIGHBOURHOOD) -> tuple[
         if pixels.all():  # one solid rectangle: one blob
             found = [(slice(0, pixels.shape[0]), slice(0, pixels.shape[1]))]
         else:
-            labels, count = ndimage.label(ndimage.binary_dilation(pixels, structure=box), structure=eight)
+            # boxes of side h around two pixels touch iff the pixels are at most h apart
+            labels, count = ndimage.label(box_dilation(pixels, neighbourhood), structure=eight)
             labels[~pixels] = 0  # bounding boxes of the blob's own pixels, not of the dilation
             found = [f for f in ndimage.find_objects(labels, count) if f is not None]
         for rs, cs in found:

@@ -11,7 +11,7 @@ import pytest
 
 from benchgen_agents.ale_features import FEATURE_SETS, make_extractor
 from benchgen_agents.ale_features.basic import BasicFeatures, BassFeatures
-from benchgen_agents.ale_features.blob_prost import BlobProstFeatures, find_blobs
+from benchgen_agents.ale_features.blob_prost import BlobProstFeatures, box_dilation, find_blobs
 from benchgen_agents.ale_features.common import BackgroundHistogram, pair_indices
 from benchgen_agents.ale_features.disco import DiscoFeatures
 from benchgen_agents.ale_features.lsh import LshFeatures
@@ -97,6 +97,16 @@ def test_blobs_join_pixels_up_to_three_apart():
     apart = blank()
     apart[50, 50] = apart[50, 54] = 9  # 4 apart: two blobs
     assert sorted(find_blobs(apart)[0].tolist()) == [0, 9, 9]
+
+
+def test_box_dilation_is_scipys_for_odd_boxes():
+    from scipy import ndimage
+
+    rng = np.random.default_rng(0)
+    for size in (1, 3, 5):
+        pixels = rng.random((30, 41)) < 0.05
+        expected = ndimage.binary_dilation(pixels, structure=np.ones((size, size), dtype=bool))
+        assert np.array_equal(box_dilation(pixels, size), expected)
 
 
 def test_blob_prost_basic_pros_and_bias():
