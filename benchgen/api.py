@@ -33,7 +33,6 @@ the version of the suite's default protocol. The task itself stays in the id's r
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -43,13 +42,10 @@ import gymnasium as gym
 import numpy as np
 
 from benchgen import protocols
-from benchgen.agent import AgentNeeds, AgentSpec
-from benchgen.config import RunConfig
+from benchgen.agent import AgentNeeds
 from benchgen.errors import UsageError
-from benchgen.phases import TRAIN
-from benchgen.results.rundir import RunDir
-from benchgen.results.store import Unit
-from benchgen.run.plan import MAX_SEED, ResolvedRun, run_metadata
+from benchgen.run import lifecycle
+from benchgen.run.plan import MAX_SEED
 from benchgen.run.recorder import EpisodeRecorder
 from benchgen.suite import Suite
 
@@ -99,15 +95,6 @@ def _check_task(suite: Suite, task: str) -> None:
     suite.check_task_available(task)
 
 
-@dataclasses.dataclass
-class _OwnLoopConfig:
-    """The settings of a training loop outside benchgen, as its author passed them."""
-
-
-def _refuse(config, environment):
-    raise UsageError("this agent is a training loop outside benchgen: run your own script, not `benchgen run`")
-
-
 class Recording:
     """Record one (task, seed) of your own loop into the run directory ``out``.
 
@@ -146,42 +133,19 @@ class Recording:
         self.suite, choice = _suite(suite, protocol, needs)
         _check_task(self.suite, task)
         self.seed, self.task = seed, task
-        self.run_dir = RunDir(out)
-        if self.run_dir.is_run():
-            record = self.run_dir.record()
-            wanted = {"suite": suite, "tasks": [task], "agent": agent, "protocol_choice": choice}
-            recorded = {k: getattr(record, k) for k in wanted}
-            if not record.external_loop or recorded != wanted or record.seeds != [seed]:
-                raise UsageError(
-                    f"{out} holds another run ({record.agent} on {record.suite} {record.tasks}); pick another directory"
-                )
-            if budget is not None and budget != record.budget:  # a continued run keeps its budget
-                raise UsageError(
-                    f"{out} is a run with a budget of {record.budget:,} {record.budget_unit}, not "
-                    f"{budget:,}; continue it with budget={record.budget} (or None), or record into another directory"
-                )
-        else:
-            budget = self.suite.default_budget if budget is None else budget
-            run = RunConfig(
-                suite=suite,
-                agent=agent,
-                tasks=[task],
-                seeds=[seed],
-                budget=budget,
-                protocol=protocol,
-                num_envs=num_envs,
-            )
-            spec = AgentSpec(agent, _OwnLoopConfig, _refuse, description="a training loop outside benchgen")
-            checkpoints = sorted(
-                {max(1, round(c * budget / self.suite.default_budget)) for c in self.suite.default_checkpoints}
-                | {budget}
-            )
-            resolved = ResolvedRun(run, _OwnLoopConfig(), self.suite, spec, None, [task], budget, checkpoints, choice)
-            meta = dataclasses.replace(
-                run_metadata(registry, resolved), external_loop=True, agent_config=dict(config or {})
-            )
-            unit = Unit(f"{TRAIN}-{task}-s{seed}", 0, TRAIN, [task], seed, self.suite.to_frames(budget))
-            RunDir.create(out, meta, [unit])
+        self.run_dir = lifecycle.open_recording(
+            registry,
+            out,
+            self.suite,
+            choice,
+            task=task,
+            agent=agent,
+            seed=seed,
+            budget=budget,
+            protocol=protocol,
+            num_envs=num_envs,
+            config=config,
+        )
         self._lock = self.run_dir.lock()
         self._lock.__enter__()
         try:

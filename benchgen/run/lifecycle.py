@@ -16,7 +16,8 @@ conformance kits. So every run passes the same checks in the same order:
    SIGTERM) ending in exit 130 with every finished episode kept, then the report.
 
 :func:`sweep` and :func:`evaluate` are runs too: one run per value of a parameter in one folder,
-and a run that re-evaluates another's trained agents. Messages for the user go to stderr
+and a run that re-evaluates another's trained agents; :func:`open_recording` is the run of a
+training loop outside benchgen. Messages for the user go to stderr
 (the plan, the run directory) and stdout (the report's summary), as the commands print them.
 """
 
@@ -36,6 +37,7 @@ from benchgen.errors import UsageError
 from benchgen.registry import Registry
 from benchgen.results.rundir import RunDir
 from benchgen.run.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
+from benchgen.suite import Suite
 
 
 def plan(
@@ -295,3 +297,64 @@ def execute(run_dir: RunDir, resolved: ResolvedRun, *, report: bool = True) -> i
             f"{retries} unit retr{'y' if retries == 1 else 'ies'} after worker failures (no episode lost or duplicated)"
         )
     return 0
+
+
+# -- a training loop outside benchgen (benchgen.api.Recording) ------------------------------------
+@dataclasses.dataclass
+class _OwnLoopConfig:
+    """The settings of a training loop outside benchgen, as its author passed them."""
+
+
+def _refuse(config, environment):
+    raise UsageError("this agent is a training loop outside benchgen: run your own script, not `benchgen run`")
+
+
+def open_recording(
+    registry: Registry,
+    out: str | Path,
+    suite: Suite,
+    choice: dict | None,
+    *,
+    task: str,
+    agent: str,
+    seed: int,
+    budget: int | None,
+    protocol: str | None,
+    num_envs: int,
+    config: Mapping[str, Any] | None,
+) -> RunDir:
+    """The run directory ``out`` of one (task, seed) of a loop outside benchgen: created (one
+    training unit, ``external_loop`` in its record), or continued when it holds this same
+    recording (its budget kept); another run there is refused in one line."""
+    from benchgen.agent import AgentSpec
+    from benchgen.phases import TRAIN
+    from benchgen.results.store import Unit
+    from benchgen.run.plan import run_metadata
+
+    run_dir = RunDir(out)
+    if run_dir.is_run():
+        record = run_dir.record()
+        wanted = {"suite": suite.name, "tasks": [task], "agent": agent, "protocol_choice": choice}
+        recorded = {k: getattr(record, k) for k in wanted}
+        if not record.external_loop or recorded != wanted or record.seeds != [seed]:
+            raise UsageError(
+                f"{out} holds another run ({record.agent} on {record.suite} {record.tasks}); pick another directory"
+            )
+        if budget is not None and budget != record.budget:  # a continued run keeps its budget
+            raise UsageError(
+                f"{out} is a run with a budget of {record.budget:,} {record.budget_unit}, not "
+                f"{budget:,}; continue it with budget={record.budget} (or None), or record into another directory"
+            )
+        return run_dir
+    budget = suite.default_budget if budget is None else budget
+    run = RunConfig(
+        suite=suite.name, agent=agent, tasks=[task], seeds=[seed], budget=budget, protocol=protocol, num_envs=num_envs
+    )
+    spec = AgentSpec(agent, _OwnLoopConfig, _refuse, description="a training loop outside benchgen")
+    checkpoints = sorted(
+        {max(1, round(c * budget / suite.default_budget)) for c in suite.default_checkpoints} | {budget}
+    )
+    resolved = ResolvedRun(run, _OwnLoopConfig(), suite, spec, None, [task], budget, checkpoints, choice)
+    meta = dataclasses.replace(run_metadata(registry, resolved), external_loop=True, agent_config=dict(config or {}))
+    unit = Unit(f"{TRAIN}-{task}-s{seed}", 0, TRAIN, [task], seed, suite.to_frames(budget))
+    return RunDir.create(out, meta, [unit])

@@ -413,18 +413,17 @@ def check_smoke_run(
     """Run ``agent`` on ``task`` in this process with a tiny budget (default: 200 agent steps in
     the suite's unit); check the store and the report. Returns the run's report summary dict."""
     from benchgen.config import RunConfig
-    from benchgen.results.report import write_report
-    from benchgen.run.local import run_in_process
-    from benchgen.run.plan import create_run, resolve
+    from benchgen.results.rundir import RunDir
+    from benchgen.run import lifecycle
 
     if budget is None:
         budget = 200 * (suite.frames_per_step if suite.budget_unit == "frames" else 1)
     run = RunConfig(suite=suite.name, agent=agent, tasks=[task], seeds=[seed], budget=budget, progress=False)
     with use_registry(registry):
-        resolved = resolve(registry, run, {})
-        rundir = create_run(registry, resolved, run_dir)
-        run_in_process(rundir, resolved, None)
-        write_report(run_dir)
+        code = lifecycle.start(registry, lifecycle.plan(registry, run, {}), Path(run_dir))
+    if code:
+        raise _fail(suite, f"the run of {agent} on '{task}' stopped (exit {code}) before its budget")
+    rundir = RunDir(run_dir)
     store = rundir.store(readonly=True)
     try:
         units = store.units()
