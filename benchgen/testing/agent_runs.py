@@ -1,8 +1,8 @@
 """Running an agent on the kit suites as a user does, and what such a run left behind.
 
-:class:`KitRunner` runs an agent through benchgen's run engine the way ``benchgen run`` and
-``benchgen resume`` do (``resolve``, the preflight, ``create_run``, the executor; not the report),
-in this process but as in a fresh one (:func:`instrumented`). A :class:`KitRun` holds what the run directory
+:class:`KitRunner` runs an agent through :mod:`benchgen.run.lifecycle`, as ``benchgen run`` and
+``benchgen resume`` do (the plan, the preflight, the run directory, the executor, the drift check
+on resume; not the report), in this process but as in a fresh one (:func:`instrumented`). A :class:`KitRun` holds what the run directory
 recorded and what the kit suites' environments logged (:class:`EnvLog`), for the checks of
 :mod:`benchgen.testing.agent_checks` to compare.
 """
@@ -248,43 +248,25 @@ class KitRunner:
 
     def run(self, suite: str, name: str, seed: int | None = None, stop_at_frames: int | None = None) -> KitRun:
         """Run the agent on ``suite`` into ``workdir/name`` as ``benchgen run`` does."""
-        from benchgen.run.execute import preflight, run_units
-        from benchgen.run.plan import create_run, resolve
-        from benchgen.run.signals import StopRequested
+        from benchgen.run import lifecycle
 
         seed = self.options.seed if seed is None else seed
         out, log = self.workdir / name, self.workdir / f"{name}.envlog"
         run, agent_over = self.run_config(suite, seed)
-        stopped = False
         with use_registry(self.registry), instrumented(log, stop_at_frames):
-            resolved = resolve(self.registry, run, agent_over)
-            preflight(resolved)
-            rundir = create_run(self.registry, resolved, out)
-            try:
-                run_units(rundir, resolved, None)
-            except StopRequested:
-                stopped = True
-        return collect(out, log, stopped)
+            resolved = lifecycle.plan(self.registry, run, agent_over)
+            code = lifecycle.start(self.registry, resolved, out, report=False)
+        return collect(out, log, code == 130)
 
     def resume(self, path: Path, earlier: Sequence[EnvLog] = ()) -> KitRun:
-        """Resume the run in ``path`` as ``benchgen resume`` does; ``earlier``: the environments of
-        its runs so far, for the result's :attr:`KitRun.envs`."""
-        from benchgen.results.rundir import RunDir
-        from benchgen.run.execute import preflight, run_units
-        from benchgen.run.plan import resolve_from_meta
-        from benchgen.run.signals import StopRequested
+        """Resume the run in ``path`` as ``benchgen resume`` does (the drift check included);
+        ``earlier``: the environments of its runs so far, for the result's :attr:`KitRun.envs`."""
+        from benchgen.run import lifecycle
 
         log = path.with_name(f"{path.name}.envlog")
-        stopped = False
         with use_registry(self.registry), instrumented(log):
-            rundir = RunDir(path)
-            resolved = resolve_from_meta(self.registry, rundir.record())
-            preflight(resolved)
-            try:
-                run_units(rundir, resolved, None)
-            except StopRequested:
-                stopped = True
-        return collect(path, log, stopped, earlier)
+            code = lifecycle.resume(self.registry, path, report=False)
+        return collect(path, log, code == 130, earlier)
 
     def first_run(self, suite: str, seed: int | None = None) -> KitRun:
         """The run of ``suite`` with ``seed`` (default: the kit's), made once."""
