@@ -129,6 +129,37 @@ def check_unit_id(unit_id: Any) -> str:
     return unit_id
 
 
+def _check_unit_row(r: sqlite3.Row) -> None:
+    """A unit row as benchgen writes it: a plain unit id (:func:`check_unit_id`), counts that are
+    whole numbers from 0, tasks a JSON list of names, checkpoint paths text. A damaged or crafted
+    store is one line naming the unit and the column, before a value reaches an env or a path."""
+    unit_id = check_unit_id(r["unit_id"])
+
+    def damaged(column: str) -> UsageError:
+        return UsageError(
+            f"unit {unit_id} has {column} {r[column]!r} in the run's {DB_NAME}, which benchgen never writes; "
+            "the store is damaged: restore it from a copy of the run"
+        )
+
+    for column in ("ordinal", "budget_frames", "frames_done", "last_checkpoint_frames", "retries"):
+        value = r[column]
+        if value is None and column == "last_checkpoint_frames":
+            continue
+        if not isinstance(value, int) or value < 0:
+            raise damaged(column)
+    if not isinstance(r["seed"], int):
+        raise damaged("seed")
+    try:
+        tasks = json.loads(r["tasks"])
+    except (TypeError, ValueError):
+        tasks = None
+    if not isinstance(tasks, list) or not tasks or not all(isinstance(t, str) for t in tasks):
+        raise damaged("tasks")
+    for column in ("phase", "status", "last_checkpoint", "init_checkpoint"):
+        if not isinstance(r[column], str) and not (r[column] is None and column.endswith("checkpoint")):
+            raise damaged(column)
+
+
 def _encode_float(value: float) -> float:
     # SQLite stores IEEE infinities in REAL columns as they are; NaN would become NULL, so refuse it.
     if value != value:
@@ -270,8 +301,9 @@ class ResultsStore:
 
     @staticmethod
     def _unit(r: sqlite3.Row) -> Unit:
+        _check_unit_row(r)
         return Unit(
-            unit_id=check_unit_id(r["unit_id"]),
+            unit_id=r["unit_id"],
             ordinal=r["ordinal"],
             phase=r["phase"],
             tasks=json.loads(r["tasks"]),

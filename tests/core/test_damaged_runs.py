@@ -64,3 +64,19 @@ def test_resume_never_writes_into_another_programs_sqlite_file(finished_run, tmp
     assert code == 2 and len(err) == 1 and "results store" in err[0], err
     assert foreign.read_bytes() == before
     assert not (run / "results.sqlite-wal").exists()
+
+
+@pytest.mark.parametrize(
+    "column, value",
+    [("frames_done", -5), ("budget_frames", "lots"), ("tasks", "not json"), ("last_checkpoint_frames", -1)],
+)
+@pytest.mark.parametrize("command", ["resume", "report"])
+def test_a_unit_row_with_damaged_counts_is_one_line(finished_run, tmp_path, capsys, column, value, command):
+    """A store whose unit row holds a negative count, text for a number or tasks that are not a
+    list: one line naming the unit and the column (a negative frame count reached the env's seed
+    as a numpy ValueError traceback)."""
+    run, _ = unfinished_copy(finished_run, tmp_path)
+    with sqlite3.connect(run / "results.sqlite") as conn:
+        conn.execute(f"UPDATE units SET {column} = ?", (value,))
+    conn.close()
+    refused_in_process(capsys, f"{column} {value!r}", command, run, *(["--no-progress"] if command == "resume" else []))
