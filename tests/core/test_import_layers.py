@@ -6,7 +6,7 @@ Layers, lowest first; a module may import its own layer and those below it, neve
    scoring, hookspecs, registry, cpu_affinity, tuned);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
-4. the commands: ``benchgen.cli``, ``benchgen.cli_references``, ``benchgen.newplugin``, ``benchgen.__main__``,
+4. the commands: ``benchgen.cli``, ``benchgen.commands``, ``benchgen.newplugin``, ``benchgen.__main__``,
    and the public API for loops outside benchgen, ``benchgen.api``;
 5. ``benchgen.testing``: the plugin conformance kit, which checks the product as a user drives it;
 6. ``benchgen.docs``: the author guide's generator, which reads every layer's docstrings.
@@ -48,7 +48,7 @@ GROUND = {
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 
 
-COMMANDS = {"benchgen.cli", "benchgen.cli_references", "benchgen.api", "benchgen.newplugin", "benchgen.__main__"}
+COMMANDS = {"benchgen.cli", "benchgen.commands", "benchgen.api", "benchgen.newplugin", "benchgen.__main__"}
 
 
 def layer_of(name: str) -> str | None:

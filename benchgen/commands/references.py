@@ -14,15 +14,17 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from benchgen import hookimpl
 from benchgen.errors import did_you_mean
 
 
-def add_parsers(sub) -> None:
-    p = sub.add_parser("references", help="a suite's published reference tables, with their sources")
+@hookimpl
+def benchgen_add_commands(subparsers):
+    p = subparsers.add_parser("references", help="a suite's published reference tables, with their sources")
     p.add_argument("suite")
     p.add_argument("name", nargs="?", help="one table: its per-task scores")
     p.set_defaults(func=cmd_references)
-    p = sub.add_parser("selfcheck", help="recompute the papers' printed aggregates from the shipped tables")
+    p = subparsers.add_parser("selfcheck", help="recompute the papers' printed aggregates from the shipped tables")
     p.add_argument("suites", nargs="*", help="suites to check (default: every installed suite)")
     p.set_defaults(func=cmd_selfcheck)
 
