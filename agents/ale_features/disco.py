@@ -116,6 +116,8 @@ class DiscoFeatures:
         if self.classes is None:
             raise RuntimeError("DISCO needs its classes: observe() sample screens, then finish()")
         c = self.classes
+        if len(c) == 0 or len(found) == 0:  # nothing to classify: no objects of a known class
+            return np.empty(0, dtype=np.int64), found[:0]
         match = (
             (found[:, None, 0] == c[None, :, 0])
             & (np.abs(found[:, None, 3] - c[None, :, 1]) <= 1)

@@ -193,3 +193,7 @@ def test_disco_keeps_frequent_classes_and_tile_codes_their_positions():
     rows, columns = [3, 3, 4, 4, 4, 4, 4, 4], [2, 2, 2, 2, 3, 3, 3, 3]
     expected = [t * 81 + rows[t] * 9 + columns[t] for t in range(8)]
     assert disco(screen, blank()).tolist() == expected
+    assert disco(blank(), blank()).tolist() == []  # no object: no feature
+    none = DiscoFeatures()
+    none.finish()  # no sample screens: no class, no feature
+    assert none(screen, blank()).tolist() == []
