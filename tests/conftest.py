@@ -1,4 +1,4 @@
-"""Shared fixtures: the toy suite plugin, CLI runner in a subprocess, clean registries."""
+"""Shared fixtures: the toy suite plugin, CLI runners (in this process, or in a subprocess), clean registries."""
 
 from __future__ import annotations
 
@@ -29,9 +29,24 @@ def cli_env(extra_plugins: str | None = "tests.fixture_plugins.toy_suite") -> di
 
 
 def run_cli(
+    *args: str, plugins: str | None = "tests.fixture_plugins.toy_suite", cwd=None, timeout=600
+) -> subprocess.CompletedProcess:
+    """``benchgen ARGS`` as ``python -m benchgen ARGS`` would run it, with its output captured, but
+    in this process (``tests/inprocess.py``: a fresh interpreter and its imports cost 2-3 s of CPU
+    a call). Tests of the process boundary (signals, kills, start-up imports, Ray, the real exit
+    status of the interpreter) use :func:`run_cli_subprocess`. ``BENCHGEN_TEST_CLI=subprocess``
+    runs every call in a new interpreter instead (to check that both ways agree, or compare costs)."""
+    if os.environ.get("BENCHGEN_TEST_CLI") == "subprocess":
+        return run_cli_subprocess(*args, plugins=plugins, cwd=cwd, timeout=timeout)
+    from tests.inprocess import run_main
+
+    return run_main([str(a) for a in args], cli_env(plugins), Path(cwd or REPO), timeout)
+
+
+def run_cli_subprocess(
     *args: str, plugins: str | None = "tests.fixture_plugins.toy_suite", cwd=None, timeout=600, **kw
 ) -> subprocess.CompletedProcess:
-    """Run ``python -m benchgen ARGS`` and capture its output."""
+    """Run ``python -m benchgen ARGS`` in a new interpreter and capture its output."""
     return subprocess.run(
         [sys.executable, "-m", "benchgen", *map(str, args)],
         capture_output=True,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, start_cli
+from tests.conftest import run_cli_subprocess, start_cli
 
 pytest.importorskip("ray")
 
@@ -82,7 +82,7 @@ def _check_whole(out: Path, budget: int) -> tuple[dict, list]:
 
 def test_a_joint_run_with_two_workers_records_every_workers_episodes(tmp_path):
     budget = 6 * ROUND_FRAMES
-    proc = run_cli(*_args(tmp_path / "run", budget), plugins=PLUGINS)
+    proc = run_cli_subprocess(*_args(tmp_path / "run", budget), plugins=PLUGINS)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "2 data-parallel workers" in proc.stderr  # the plan says how it trains
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -93,7 +93,7 @@ def test_a_joint_run_with_two_workers_records_every_workers_episodes(tmp_path):
 def test_more_workers_than_cpus_are_refused_before_anything_is_written(tmp_path):
     args = _args(tmp_path / "run", ROUND_FRAMES)
     args[args.index("worker_cpus=0.5")] = f"worker_cpus={len(os.sched_getaffinity(0))}"
-    proc = run_cli(*args, plugins=PLUGINS)
+    proc = run_cli_subprocess(*args, plugins=PLUGINS)
     assert proc.returncode == 2 and "need" in proc.stderr and "CPUs" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "run").exists()
@@ -152,7 +152,7 @@ def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path)
     assert "benchgen resume" in stderr and "Traceback" not in stderr, stderr[-3000:]
     joint = _store(out)[0]["joint-all-s0"]
     assert joint["status"] == "running" and 0 < joint["frames_done"] < budget
-    proc = run_cli("resume", out, "--no-progress", plugins=PLUGINS)
+    proc = run_cli_subprocess("resume", out, "--no-progress", plugins=PLUGINS)
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_whole(out, budget)
 

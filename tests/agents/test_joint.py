@@ -15,7 +15,7 @@ from benchgen.tuned import tuned_values
 from benchgen_agents import joint, ppo
 from benchgen_atari_saber.suite import AtariSaberSuite
 from benchgen_sonic.suite import SonicSuite
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_cli_subprocess
 
 TEST_PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"
 
@@ -232,7 +232,7 @@ def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
     split = tmp_path / "air.yaml"
     split.write_text("suite: sonic_airstriker\nname: air\ntrain: [airstriker-Level1]\ntest: [airstriker1000-Level1]\n")
     out = tmp_path / "run"
-    proc = run_cli(
+    proc = run_cli_subprocess(
         "run",
         "sonic_airstriker",
         "ppo_joint",

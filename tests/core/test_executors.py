@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli_env, run_cli, start_cli
+from tests.conftest import REPO, cli_env, run_cli_subprocess, start_cli
 from tests.core.test_run_resume import _check_log, _episodes
 
 
@@ -80,9 +80,9 @@ def test_killed_worker_is_retried_without_loss_or_duplicates(tmp_path, executor)
 
 def test_ray_errors_are_one_line_before_anything_is_written(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "toy", "random", "--executor", "ray", "--address", "127.0.0.1:1", "--out", out)
+    proc = run_cli_subprocess("run", "toy", "random", "--executor", "ray", "--address", "127.0.0.1:1", "--out", out)
     assert proc.returncode == 2 and "cannot reach a Ray cluster" in proc.stderr and "Traceback" not in proc.stderr
-    proc = run_cli("run", "toy", "random", "--executor", "ray", "--set", "cpus_per_unit=512", "--out", out)
+    proc = run_cli_subprocess("run", "toy", "random", "--executor", "ray", "--set", "cpus_per_unit=512", "--out", out)
     assert proc.returncode == 2 and "no Ray node can give a unit 512 CPU" in proc.stderr
     assert not out.exists()
 
@@ -115,7 +115,7 @@ def test_ray_without_address_starts_a_fresh_local_instance(tmp_path, monkeypatch
     (ray.init() alone would try to join those)."""
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # a cluster that does not exist
     out = tmp_path / "run"
-    proc = run_cli(
+    proc = run_cli_subprocess(
         "run",
         "toy",
         "random",
@@ -167,7 +167,7 @@ def test_ray_stops_on_sigint_and_sigterm_like_a_local_run_and_resumes_whole(tmp_
     _stop_once_episodes_come(start_cli("resume", out, "--no-progress"), out, signal.SIGTERM, len(_episodes(out)))
     [(_, status, retries, frames, _)] = _units(out)
     assert (status, retries) == ("running", 0) and stopped_at < frames < budget
-    proc = run_cli("resume", out, "--no-progress", timeout=300)
+    proc = run_cli_subprocess("resume", out, "--no-progress", timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     [(_, status, retries, frames, _)] = _units(out)
     assert (status, retries, frames) == ("done", 0, budget)

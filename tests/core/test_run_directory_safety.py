@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from benchgen.results.rundir import RunDir
-from tests.conftest import assert_usage_error, cli_env, refused_in_process, run_cli, start_cli
+from tests.conftest import assert_usage_error, cli_env, refused_in_process, run_cli, run_cli_subprocess, start_cli
 from tests.core.conftest import unfinished_copy
 
 
@@ -46,7 +46,7 @@ def test_results_sqlite_alone_holds_every_episode_after_a_run(finished_run, tmp_
 
 def test_a_second_process_cannot_resume_a_run_in_use(finished_run):
     with RunDir(finished_run).lock():
-        proc = run_cli("resume", finished_run, "--no-progress")
+        proc = run_cli_subprocess("resume", finished_run, "--no-progress")
     assert_usage_error(proc, "is in use by process", str(os.getpid()))
     assert run_cli("resume", finished_run, "--no-progress").returncode == 0  # released with its holder
 

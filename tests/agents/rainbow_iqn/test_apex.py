@@ -22,7 +22,7 @@ from benchgen.remote import EpisodeInbox
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
 from benchgen_agents.value_based.replay import PrioritizedReplay
 from tests.agents.agent_harness import environment_of
-from tests.conftest import REPO, cli_env, run_cli
+from tests.conftest import REPO, cli_env, run_cli_subprocess
 from tests.fixture_plugins.vector_suite import SUITE, ChainEnvFactory, ChainVectorEnv
 
 ray = pytest.importorskip("ray")
@@ -370,7 +370,7 @@ def test_cli_run_records_every_actors_episodes_under_the_one_unit(tmp_path):
     settings = dict(TINY, actors=2, actor_chunk_steps=10, weight_sync_updates=5)  # actor_envs: --num-envs
     settings.pop("torch_threads")
     args = [f"--set={k}={v}" for k, v in settings.items()]
-    result = run_cli(
+    result = run_cli_subprocess(
         "run",
         "chain",
         "rainbow_iqn",
