@@ -65,6 +65,11 @@ class AtariProtocol:
     noisy networks' noise off)"""
     evaluation_episode_cap_frames: int = 0
     """evaluation episodes are truncated after this many emulator frames (0: ``max_episode_frames``)"""
+    best_policy: bool = False
+    """score the best policy found: the agent of the evaluation round with the highest mean raw
+    score plays one more phase of a round's quota after training, with new seeds, and those
+    episodes are the score (Mnih et al. 2015 and Hessel et al. 2018 as Machado et al. 2018
+    section 3 describe them; False: the last phase, the agent at the end of training)"""
     training_frames: int = 200_000_000
     """the training budget per game a run takes unless ``--frames`` says otherwise (SABER: 200M
     frames); a default, not a comparability value: runs record the budget they ran"""
@@ -89,6 +94,7 @@ class AtariProtocol:
         "evaluation_interval_frames",
         "evaluation_epsilon",
         "evaluation_episode_cap_frames",
+        "best_policy",
     )
 
     @property
@@ -130,9 +136,11 @@ class AtariProtocol:
             )
         if self.evaluation_episodes and self.evaluation_frames:
             raise UsageError("give evaluation_episodes or evaluation_frames, not both (set the other to 0)")
-        if not self.has_evaluation and (self.evaluation_interval_frames or self.evaluation_episode_cap_frames):
+        if not self.has_evaluation and (
+            self.evaluation_interval_frames or self.evaluation_episode_cap_frames or self.best_policy
+        ):
             raise UsageError(
-                "evaluation_interval_frames and evaluation_episode_cap_frames need evaluation phases: "
+                "evaluation_interval_frames, evaluation_episode_cap_frames and best_policy need evaluation phases: "
                 "set evaluation_episodes or evaluation_frames"
             )
         for mark in (18_000, 108_000):  # the 5- and 30-minute score views are taken on exact frames
@@ -145,7 +153,7 @@ class AtariProtocol:
 
 def _checked(name: str, value: Any) -> Any:
     """One parameter's value, type- and range-checked."""
-    if name in ("full_action_space", "life_loss_ends_training_episodes", "infinite_gameplay"):
+    if name in ("full_action_space", "life_loss_ends_training_episodes", "infinite_gameplay", "best_policy"):
         if not isinstance(value, bool):
             raise UsageError(f"protocol parameter {name} must be true or false, not {value!r}")
         return value
@@ -182,7 +190,15 @@ _NO_EVALUATION = {
         f"evaluation_{k}": "none: scores come from the training episodes"
         for k in ("episodes", "frames", "interval_frames", "epsilon", "episode_cap_frames")
     },
+    "best_policy": "none: scores come from the training episodes",
 }
+#: what Machado et al. and SABER say of scoring the best policy found, cited by the presets that do
+_BEST_POLICY = (
+    f"{_MACHADO}, section 3, 'Evaluation of the Best Policy': Mnih et al. evaluated regularly during training "
+    "and, at its end, evaluated the best policy in a number of episodes with no learning; the best score is "
+    "biased upwards, so the agent at that point is to be evaluated a second, independent time (SABER section 2.1, "
+    "'Reporting performance': the bias of reporting the best policy, common practice in DQN and Rainbow)"
+)
 
 SABER = AtariProtocol(
     name="saber",
@@ -243,7 +259,7 @@ MACHADO2018 = AtariProtocol(
 
 DQN2015 = AtariProtocol(
     name="dqn2015",
-    version="1",
+    version="2",
     sticky_action_probability=0.0,
     frameskip=4,
     full_action_space=False,
@@ -252,10 +268,12 @@ DQN2015 = AtariProtocol(
     max_episode_frames=108_000,
     max_stuck_frames=0,
     infinite_gameplay=False,
-    task_score="mean raw score of the evaluation episodes",
+    task_score="mean raw score of the best evaluation round's agent, re-evaluated in 30 more episodes after training",
     evaluation_episodes=30,
+    evaluation_interval_frames=4_000_000,
     evaluation_epsilon=0.05,
     evaluation_episode_cap_frames=18_000,
+    best_policy=True,
     sources={
         **_NO_SABER_RULES,
         **_FRAME_BUDGET,
@@ -269,28 +287,33 @@ DQN2015 = AtariProtocol(
         "evaluation_episodes": "Mnih et al. 2015: the trained agent plays 30 evaluation episodes",
         "evaluation_epsilon": "Mnih et al. 2015: epsilon-greedy with epsilon 0.05 during evaluation",
         "evaluation_episode_cap_frames": "Mnih et al. 2015: evaluation episodes of up to 5 minutes",
-        "task_score": "Mnih et al. 2015: the average score of the evaluation episodes",
+        "task_score": f"Mnih et al. 2015: the average score of the evaluation episodes; {_BEST_POLICY}",
+        "best_policy": _BEST_POLICY,
     },
     open_values={
         "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
         "noop_max": "stated for evaluation; benchgen applies it to training episodes too, as DQN's code did",
-        "evaluation_interval_frames": "Mnih et al. evaluated regularly and scored the best policy found "
-        "(Machado et al. 2018, section 3; SABER section 2.1); benchgen evaluates once, after training, and "
-        "scores that agent: the best policy with its independent re-evaluation is not implemented yet",
+        "evaluation_interval_frames": "Mnih et al. evaluated regularly during training (Machado et al. 2018, "
+        "section 3) without an interval benchgen has a source for; benchgen: every 4M frames (1M agent steps, "
+        "Hessel et al. 2018's interval), each round 30 episodes like the final evaluation",
+        "best_policy": "the best round is the one of highest mean raw score (the earliest of equal rounds); its "
+        "re-evaluation plays 30 episodes, the final evaluation's number, with seeds no round used",
     },
 )
 
 RAINBOW2018 = dataclasses.replace(
     DQN2015,
     name="rainbow2018",
+    version="2",
     evaluation_episodes=0,
     evaluation_frames=500_000,
     evaluation_interval_frames=4_000_000,
     evaluation_epsilon=0.0,
     evaluation_episode_cap_frames=108_000,
-    task_score="mean raw score of the last evaluation phase's episodes",
+    task_score="mean raw score of the best evaluation phase's agent, re-evaluated in one more 500K-frame phase "
+    "after training",
     sources={
-        **{k: v for k, v in DQN2015.sources.items() if not k.startswith("evaluation")},
+        **{k: v for k, v in DQN2015.sources.items() if not k.startswith("evaluation") and k != "task_score"},
         "evaluation_episodes": "none: each evaluation phase is counted in frames",
         "evaluation_frames": "Hessel et al. 2018: each evaluation phase plays 500K frames",
         "evaluation_interval_frames": "Hessel et al. 2018: learning is suspended every 1M agent steps (4M frames)",
@@ -299,9 +322,10 @@ RAINBOW2018 = dataclasses.replace(
     open_values={
         "max_episode_frames": "the training episode cap is not stated; benchgen: 108,000 frames (30 minutes)",
         "evaluation_epsilon": "not stated; benchgen: the greedy policy, noisy networks' noise off",
-        "task_score": "Hessel et al. scored the best policy found (Machado et al. 2018, section 3; SABER section "
-        "2.1); benchgen scores the last phase (the agent at the end of training), the re-evaluated best policy "
-        "is not implemented yet; the report shows the best and the last round side by side",
+        "task_score": "Hessel et al. scored the best agent found in their evaluation phases (SABER section 2.1, "
+        "'Reporting performance'); benchgen re-evaluates it after training in a phase of a round's 500K frames, "
+        "with seeds no round used, and scores that phase; the report shows it beside the best and the last round",
+        "best_policy": "the best phase is the one of highest mean raw score (the earliest of equal phases)",
     },
 )
 
@@ -333,6 +357,7 @@ ALE2013 = AtariProtocol(
         "evaluation_episodes": "Bellemare et al. 2013, appendix C: 500 evaluation episodes, no learning",
         "evaluation_frames": "none: the evaluation is counted in episodes",
         "evaluation_interval_frames": "Bellemare et al. 2013, section 3.1.2: one evaluation, after training",
+        "best_policy": "Bellemare et al. 2013, section 3.1.2: the agent at the end of training is evaluated",
         "evaluation_episode_cap_frames": "Bellemare et al. 2013, section 3.1.2: every episode's 5-minute cap",
     },
     open_values={
@@ -369,6 +394,7 @@ ATARI100K = AtariProtocol(
         "evaluation_episodes": f"{_DOPAMINE_100K}: num_eval_episodes = 100; Agarwal et al. 2021, section 3",
         "evaluation_frames": "none: the evaluation is counted in episodes",
         "evaluation_interval_frames": "Kaiser et al. 2020: one evaluation, after the 100K training steps",
+        "best_policy": "Agarwal et al. 2021: the final agent's evaluation episodes",
         "evaluation_epsilon": f"{_DOPAMINE_100K}: epsilon_eval = 0.001 (DrQ(epsilon), Agarwal et al. 2021)",
         "evaluation_episode_cap_frames": "every episode's 27,000-step cap (max_episode_frames)",
         "training_frames": f"{_KAISER}: 100K agent interactions = 400K frames per game",

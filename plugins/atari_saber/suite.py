@@ -152,6 +152,9 @@ class AtariSaberSuite(Suite):
             "evaluation_interval_frames": p.evaluation_interval_frames,
             "evaluation_epsilon": p.evaluation_epsilon,
             "evaluation_episode_cap_frames": p.evaluation_episode_cap_frames,
+            # only where it is on: the runs of the presets that never scored the best policy keep
+            # the protocol they recorded
+            **({"best_policy": "best evaluation round's agent, re-evaluated after training"} if p.best_policy else {}),
             "rollover_threshold": saber_env.ROLLOVER_THRESHOLD,
             "rollover_correction": "10**ceil(log10(|r|))",
             "score_marks_frames": dict(saber_env.SCORE_MARKS),
@@ -222,8 +225,9 @@ class AtariSaberSuite(Suite):
         return out
 
     def evaluation_schedule(self) -> EvaluationSchedule | None:
-        """The protocol's evaluation phases (DQN 2015, Rainbow 2018, ALE 2013); None for SABER and
-        Machado et al., whose scores come from the training episodes."""
+        """The protocol's evaluation phases (DQN 2015, Rainbow 2018, ALE 2013; the first two score
+        the best phase's agent re-evaluated after training); None for SABER and Machado et al.,
+        whose scores come from the training episodes."""
         p = self.atari_protocol
         if not p.has_evaluation:
             return None
@@ -232,6 +236,7 @@ class AtariSaberSuite(Suite):
             frames=p.evaluation_frames,
             interval_frames=p.evaluation_interval_frames,
             epsilon=p.evaluation_epsilon,
+            best_policy=p.best_policy,
         )
 
     def allows_infinite_scores(self) -> bool:

@@ -72,6 +72,13 @@ def test_an_evaluation_round_killed_midway_is_continued_by_the_same_agent_with_i
     # the phase's score is its latest round's mean
     expected = sum(e["score"] for e in rounds[2]) / 12
     assert report["phases"]["train_eval"]["final"]["score"]["pong"] == expected
+    # DQN 2015 scores the best round's agent, re-evaluated after training in 12 more episodes
+    means = {k: sum(e["score"] for e in rounds[k]) / 12 for k in rounds}
+    best_k = max(sorted(means), key=means.get)  # the earliest of equal rounds
+    best = [e for e in episodes if e["phase"] == "train_best"]
+    assert len(best) == 12 and {e["frames_total"] for e in best} == {16000}
+    assert {(e["extras"]["best_round"], e["extras"]["best_round_frames"]) for e in best} == {(best_k, 8000 * best_k)}
+    assert report["phases"]["train_best"]["final"]["score"]["pong"] == sum(e["score"] for e in best) / 12
 
 
 def test_an_episode_budget_ends_training_and_survives_kill_minus_9(tmp_path):

@@ -99,8 +99,12 @@ def test_protocols_command_shows_presets_side_by_side_and_one_with_sources():
         assert name in proc.stdout
     differing = [line for line in proc.stdout.splitlines() if "frameskip" in line]
     assert differing and "*" in differing[0]  # ALE 2013's frame skip 5 differs
-    same = [line for line in proc.stdout.splitlines() if " version " in line]
-    assert same and "*" not in same[0]
+    # every preset differs from another in its version since dqn2015 and rainbow2018 went to 2 (they
+    # score the best policy found): the row is marked, with the values side by side
+    versions = [line for line in proc.stdout.splitlines() if " version " in line]
+    assert versions and "*" in versions[0] and " 2 " in versions[0] and " 1 " in versions[0]
+    best = [line for line in proc.stdout.splitlines() if " best_policy " in line]
+    assert best and "*" in best[0] and "True" in best[0] and "False" in best[0]
     proc = run_cli("protocols", "atari_saber", "ale2013")
     assert proc.returncode == 0 and "5,000 training episodes" in proc.stdout
     assert_usage_error(run_cli("protocols", "atari_saber", "sabre"), "did you mean 'saber'")
