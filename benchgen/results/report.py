@@ -25,6 +25,7 @@ from benchgen.phases import (
     TRANSFER,
     VIDEO,
     ZEROSHOT,
+    best_policy_phase,
     evaluated_phase,
     evaluation_phase,
 )
@@ -160,6 +161,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
                 _scores(runs.get(TRAIN)),
                 _scores(runs.get(evaluation_phase(TRAIN))),
                 {c: record.to_frames(int(c)) for c in reached},
+                reevaluated=_scores(runs.get(best_policy_phase(TRAIN))),
             ),
         }
     report["references"] = {

@@ -90,6 +90,9 @@ def test_the_best_rounds_agent_is_re_evaluated_under_its_phase_and_a_kill_midway
     assert phases["train_best"]["episodes"] == best_round.ROUND_EPISODES
     assert phases["train_best"]["final"]["score"]["count-20"] == pytest.approx(np.mean([e["score"] for e in best]))
     assert phases["train_eval"]["final"]["score"]["count-20"] == pytest.approx(means[3])  # the final agent's
+    summary = report["learning_summaries"]["tasks"]["count-20"]  # Machado et al.'s summaries side by side
+    assert summary["best_reevaluated"] == pytest.approx(np.mean([e["score"] for e in best]))
+    assert summary["best_round"] == pytest.approx(means[1]) and summary["last_round"] == pytest.approx(means[3])
 
 
 class OneAction:
