@@ -112,6 +112,8 @@ class RainbowConfig(ValueBasedConfig):
             check_int(name, getattr(self, name), minimum=1)
         check_number("worker_cpus", self.worker_cpus, self.worker_cpus >= 0, "non-negative")
         check_number("worker_timeout_s", self.worker_timeout_s, self.worker_timeout_s > 0, "positive")
+        if self.workers and self.updates_per_period != 1:
+            raise UsageError("updates_per_period is for the single-process agent; data-parallel workers take 1")
         if self.workers and self.actor_priorities:
             raise UsageError("actor_priorities is for Ape-X actors; data-parallel workers (workers > 0) do not use it")
         check_int("num_atoms", self.num_atoms, minimum=2)

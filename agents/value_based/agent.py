@@ -249,13 +249,14 @@ class ValueBasedAgent(Agent):
                     # beta annealed linearly from its start value to its end over the unit's budget
                     progress = min(1.0, ctx.steps_done / budget)
                     beta = cfg.priority_weight_start + (cfg.priority_weight_end - cfg.priority_weight_start) * progress
-                    loss, q = self.update(beta)
-                    noise_stale = True
-                    log["loss"] += loss
-                    log["q"] += q
-                    log["n"] += 1
-                    if log["n"] == cfg.log_every_updates:
-                        self.log_updates(ctx, log, beta)
+                    for _ in range(cfg.updates_per_period):  # SB3's gradient_steps per train_freq
+                        loss, q = self.update(beta)
+                        noise_stale = True
+                        log["loss"] += loss
+                        log["q"] += q
+                        log["n"] += 1
+                        if log["n"] == cfg.log_every_updates:
+                            self.log_updates(ctx, log, beta)
 
             # Target network: a copy of the online net every target_update_steps agent steps.
             if c["agent_steps"] // cfg.target_update_steps > c["target_syncs"]:

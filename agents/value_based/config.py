@@ -110,6 +110,11 @@ class ValueBasedConfig:
     update_period_steps: int = 4
     """One learner update per this many agent steps, counted over all sub-environments together
     (DQN, Rainbow: 4)."""
+    updates_per_period: int = 1
+    """Learner updates taken one after another every ``update_period_steps`` (DQN, Rainbow: 1).
+    More is stable-baselines3's ``gradient_steps`` with ``train_freq = update_period_steps``, the
+    schedule of the RL Zoo's tuned classic-control DQN (e.g. 128 updates every 256 steps). The
+    single-process agents only: Ape-X learners and data-parallel workers refuse other values."""
     target_update_frames: int = 32_000
     """Copy the online net into the target net every this many frames (Rainbow: 32K)."""
 
@@ -153,6 +158,7 @@ class ValueBasedConfig:
         "batch_size",
         "frames_per_step",
         "update_period_steps",
+        "updates_per_period",
         "target_update_frames",
         "log_every_updates",
     )

@@ -127,6 +127,23 @@ def test_uniform_over_all_actions_and_no_update_until_learning_starts_then_the_p
 
 
 # -- DQN's epsilon --------------------------------------------------------------------------------
+def test_updates_come_in_bursts_of_updates_per_period():
+    """stable-baselines3's train_freq / gradient_steps (the RL Zoo's tuned classic-control DQN):
+    ``updates_per_period`` updates one after another every ``update_period_steps`` agent steps."""
+    warmup, budget = 400, 600
+    env = chain18()
+    cfg = tiny("dqn", learning_starts_frames=4 * warmup, update_period_steps=8, updates_per_period=3)
+    agent = build("dqn", cfg, env)
+    updates_at = record_updates(agent)
+    agent.learn(env, Context(env, budget, seed=5))
+    bursts = (budget - warmup + NUM_ENVS) // 8  # credit from the vector step that fills the memory
+    assert len(updates_at) == agent.counters["updates"] == 3 * bursts == 75
+    assert all(updates_at.count(step) == 3 for step in set(updates_at))  # three at the same step
+    assert sorted(set(updates_at))[:2] == [warmup + 6, warmup + 14]
+    with pytest.raises(UsageError, match="updates_per_period is for the single-process agent"):
+        rainbow.RainbowConfig(workers=2, updates_per_period=2)
+
+
 def test_dqn_epsilon_is_start_until_learning_starts_then_linear_to_end_then_constant():
     # 4 frames per step: learning starts at 400 / 4 = 100 agent steps, decays over 800 / 4 = 200
     agent = build(
