@@ -54,11 +54,14 @@ def apply_choice(suite: Suite, choice: Mapping[str, Any] | None) -> Suite:
 
 def protocol_label(protocol: Mapping[str, Any]) -> str | None:
     """How a run's recorded ``protocol()`` names its protocol: ``NAME``, ``custom (from BASE)``,
-    or None for a suite without named protocols."""
+    or None for a suite without named protocols; a preset past its first version says which
+    (``dqn2015 v2``), so that a run of an earlier one is told apart."""
     name = protocol.get("protocol")
-    if name == "custom":
-        return f"custom (from {protocol.get('protocol_base')})"
-    return name
+    version = str(protocol.get("protocol_version", "1"))
+    shown = f"{protocol.get('protocol_base')}" if name == "custom" else name
+    if name and version != "1":
+        shown = f"{shown} v{version}"
+    return f"custom (from {shown})" if name == "custom" else shown
 
 
 def side_by_side(suite: Suite, names: list[str] | None = None) -> tuple[list[str], list[tuple[str, list[str], bool]]]:

@@ -121,6 +121,12 @@ class AtariProtocol:
             values[key] = _checked(key, value)
         if not values:
             return self
+        if values.get("best_policy", self.best_policy) != self.best_policy:  # the score is another phase's
+            values["task_score"] = (
+                f"mean raw score of {_BEST_ROUND_SCORE}"
+                if values["best_policy"]
+                else "mean raw score of the last evaluation round's episodes (the agent at the end of training)"
+            )
         custom = dataclasses.replace(self, **values)
         custom.validate()
         return custom
@@ -192,6 +198,8 @@ _NO_EVALUATION = {
     },
     "best_policy": "none: scores come from the training episodes",
 }
+#: the episodes that score a protocol with ``best_policy`` (a round's quota, whatever it is)
+_BEST_ROUND_SCORE = "the best evaluation round's agent, re-evaluated in one more round after training"
 #: what Machado et al. and SABER say of scoring the best policy found, cited by the presets that do
 _BEST_POLICY = (
     f"{_MACHADO}, section 3, 'Evaluation of the Best Policy': Mnih et al. evaluated regularly during training "
@@ -268,7 +276,7 @@ DQN2015 = AtariProtocol(
     max_episode_frames=108_000,
     max_stuck_frames=0,
     infinite_gameplay=False,
-    task_score="mean raw score of the best evaluation round's agent, re-evaluated in 30 more episodes after training",
+    task_score=f"mean raw score of {_BEST_ROUND_SCORE}",
     evaluation_episodes=30,
     evaluation_interval_frames=4_000_000,
     evaluation_epsilon=0.05,
@@ -310,8 +318,7 @@ RAINBOW2018 = dataclasses.replace(
     evaluation_interval_frames=4_000_000,
     evaluation_epsilon=0.0,
     evaluation_episode_cap_frames=108_000,
-    task_score="mean raw score of the best evaluation phase's agent, re-evaluated in one more 500K-frame phase "
-    "after training",
+    task_score=f"mean raw score of {_BEST_ROUND_SCORE}",
     sources={
         **{k: v for k, v in DQN2015.sources.items() if not k.startswith("evaluation") and k != "task_score"},
         "evaluation_episodes": "none: each evaluation phase is counted in frames",

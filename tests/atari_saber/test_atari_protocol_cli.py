@@ -109,3 +109,32 @@ def test_protocols_command_shows_presets_side_by_side_and_one_with_sources():
     assert proc.returncode == 0 and "5,000 training episodes" in proc.stdout
     assert_usage_error(run_cli("protocols", "atari_saber", "sabre"), "did you mean 'saber'")
     assert "named protocols" in run_cli("list", "atari_saber").stdout
+
+
+def test_a_run_of_dqn2015_version_1_stays_readable_as_its_version(tmp_path):
+    # dqn2015 version 1 scored the agent at the end of training; version 2 scores the best round's
+    # agent re-evaluated. A run recorded under version 1 is still reported and compared as itself,
+    # and is not continued under version 2
+    out = tmp_path / "old"
+    quick = write(tmp_path / "quick.yaml", "base: dqn2015\nevaluation_episodes: 1\nevaluation_interval_frames: 0\n")
+    proc = run_cli(*RANDOM_RUN[:6], "800", "--num-envs", "2", "--protocol", quick, "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "protocol  custom (from dqn2015 v2)" in proc.stderr
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["protocol"]["best_policy"] and meta["protocol"]["protocol_version"] == "2"
+    # what version 1 recorded: no best_policy, one evaluation after training, its task score rule
+    old = {k: v for k, v in meta["protocol"].items() if k not in ("protocol_base", "best_policy")}
+    old.update(protocol="dqn2015", protocol_version="1", evaluation_interval_frames=0, evaluation_episodes=30)
+    old["task_score"] = meta["task_score_rule"] = "mean raw score of the evaluation episodes"
+    meta.update(protocol=old, protocol_choice={"preset": "dqn2015", "changes": {}})
+    (out / "run.json").write_text(json.dumps(meta))
+    conn = sqlite3.connect(out / "results.sqlite")
+    conn.execute("DELETE FROM episodes WHERE phase = 'train_best'")  # version 1 never played it
+    conn.commit()
+    conn.close()
+    assert run_cli("report", out).returncode == 0
+    report = (out / "report" / "report.md").read_text()
+    assert "Protocol: dqn2015." in report and "mean raw score of the evaluation episodes" in report
+    scores = json.loads((out / "report" / "report.json").read_text())["phases"]
+    assert "train_best" not in scores and scores["train_eval"]["episodes"] == 1
+    assert_usage_error(run_cli("resume", out, "--no-progress"), "protocol.protocol_version (1 -> 2)")

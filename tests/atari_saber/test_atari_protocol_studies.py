@@ -70,7 +70,7 @@ def test_a_trained_agent_is_re_evaluated_under_another_protocol_and_the_report_n
     rows = _phases(out)
     assert len(rows) == 3 and {phase for phase, _ in rows} == {"reeval"}  # exactly the quota
     report = (out / "report" / "report.md").read_text()
-    assert "trained under the protocol machado2018" in report and "custom (from dqn2015)" in report
+    assert "trained under the protocol machado2018" in report and "custom (from dqn2015 v2)" in report
     assert_usage_error(run_cli("evaluate", tmp_path, "--protocol", "saber"), "not a benchgen run directory")
 
 

@@ -10,7 +10,15 @@ import pytest
 
 from benchgen.errors import UsageError
 from benchgen_atari_saber.env import SaberVectorEnv
-from benchgen_atari_saber.protocols import ALE2013, DQN2015, MACHADO2018, PRESETS, SABER, AtariProtocol
+from benchgen_atari_saber.protocols import (
+    ALE2013,
+    DQN2015,
+    MACHADO2018,
+    PRESETS,
+    RAINBOW2018,
+    SABER,
+    AtariProtocol,
+)
 from benchgen_atari_saber.suite import AtariSaberSuite
 
 
@@ -32,6 +40,21 @@ def test_every_preset_documents_each_parameter_with_its_source():
         preset.validate()
         for name in (*AtariProtocol.CHANGEABLE, "task_score"):
             assert name in preset.sources or name in preset.open_values, f"{preset.name}.{name} has no source"
+
+
+def test_the_best_policy_is_scored_by_dqn2015_and_rainbow2018_and_a_custom_protocol_says_which():
+    for preset in (DQN2015, RAINBOW2018):
+        assert preset.best_policy and preset.version == "2" and preset.evaluation_interval_frames == 4_000_000
+        assert AtariSaberSuite(preset).evaluation_schedule().best_policy
+        assert "section 3" in preset.sources["best_policy"] and "SABER section 2.1" in preset.sources["best_policy"]
+    assert not any(p.best_policy for p in (SABER, MACHADO2018, ALE2013))
+    # the score rule follows the switch; a protocol that never scores it records no best_policy key
+    last = DQN2015.changed({"best_policy": False})
+    assert "last evaluation round" in last.task_score and "best" not in last.task_score
+    assert "best_policy" not in AtariSaberSuite(SABER).protocol()
+    assert "best" in ALE2013.changed({"best_policy": True}).task_score
+    with pytest.raises(UsageError, match="best_policy need evaluation phases"):
+        SABER.changed({"best_policy": True})
 
 
 @pytest.mark.parametrize(("frameskip", "steps_to_cap"), [(5, 400), (4, 500)])
