@@ -72,9 +72,11 @@ REPORT_ORDER = (
     evaluation_phase(TRAIN),
     TRAIN,
     REEVAL,
+    best_policy_phase(JOINT),
     evaluation_phase(JOINT),
     JOINT,
     ZEROSHOT,
+    best_policy_phase(FINETUNE),
     evaluation_phase(FINETUNE),
     FINETUNE,
 )
@@ -91,6 +93,7 @@ SCORING_PREFERENCE = (
     TRAIN,
     REEVAL,
     ZEROSHOT,
+    best_policy_phase(JOINT),
     evaluation_phase(JOINT),
     JOINT,
 )
