@@ -28,11 +28,12 @@ PAPER_MACHADO = "50M frames, 24 trials, last 100 episodes"
 ROWS = (
     ("Sarsa + BASS", "sarsa-bass", ALE_GAMES, "train_eval", None, "ale2013_bass",
      f"120K frames (2,000 random steps for the background); {ALE}", PAPER_ALE),
-    ("Sarsa + RAM", "sarsa-ram", ALE_GAMES, "train_eval", None, "ale2013_ram", f"30K frames; {ALE}", PAPER_ALE),
+    ("Sarsa + RAM", "sarsa-ram", ALE_GAMES, "train_eval", None, "ale2013_ram",
+     f"30K frames; {ALE.replace('10 evaluation', '3 evaluation')}", PAPER_ALE),
     ("Sarsa + Blob-PROST, deterministic", "blob_prost-deterministic", BLOB_GAMES, "train", 100,
-     "machado2018_sarsa_blob_prost_deterministic", "60K frames, 1 trial, the training episodes' mean", PAPER_MACHADO),
+     "machado2018_sarsa_blob_prost_deterministic", "40K frames, 1 trial, the training episodes' mean", PAPER_MACHADO),
     ("Sarsa + Blob-PROST, sticky 0.25", "blob_prost-sticky", BLOB_GAMES, "train", 100,
-     "machado2018_sarsa_blob_prost_sticky", "60K frames, 1 trial, the training episodes' mean", PAPER_MACHADO),
+     "machado2018_sarsa_blob_prost_sticky", "40K frames, 1 trial, the training episodes' mean", PAPER_MACHADO),
 )  # fmt: skip
 
 
