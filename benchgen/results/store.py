@@ -160,6 +160,36 @@ def _check_unit_row(r: sqlite3.Row) -> None:
             raise damaged(column)
 
 
+def _episode(row: sqlite3.Row) -> dict[str, Any]:
+    """An episode row as a dict (``extras`` and ``events`` decoded), checked to be as benchgen
+    writes it: a bit flip inside a record, which SQLite's own checks let through, or a crafted
+    store is one line naming the episode and the column."""
+    d = dict(row)
+
+    def damaged(column: str) -> UsageError:
+        return UsageError(
+            f"episode {d['id']} of unit {d['unit_id']!r} has {column} {row[column]!r} in the run's {DB_NAME}, "
+            "which benchgen never writes; the store is damaged: restore it from a copy of the run"
+        )
+
+    for column in ("unit_id", "phase", "task", "end_reason"):
+        if not isinstance(d[column], str):
+            raise damaged(column)
+    for column in ("episode", "env_index", "frames_total", "length_frames"):
+        if not isinstance(d[column], int) or d[column] < 0:
+            raise damaged(column)
+    if not isinstance(d["score"], (int, float)):
+        raise damaged("score")
+    for column, kind in (("extras", dict), ("events", list)):
+        try:
+            d[column] = json.loads(d[column])
+        except (TypeError, ValueError):
+            raise damaged(column) from None
+        if not isinstance(d[column], kind):
+            raise damaged(column)
+    return d
+
+
 def _encode_float(value: float) -> float:
     # SQLite stores IEEE infinities in REAL columns as they are; NaN would become NULL, so refuse it.
     if value != value:
@@ -367,6 +397,8 @@ class ResultsStore:
             self.conn.execute("UPDATE units SET frames_done = ? WHERE unit_id = ?", (frames_done, unit.unit_id))
 
     def episode_tally(self, unit_id: str) -> list[EpisodeTally]:
+        for row in self.conn.execute("SELECT * FROM episodes WHERE unit_id = ? ORDER BY id", (unit_id,)):
+            _episode(row)  # each row as benchgen wrote it, before SQLite's json_extract reads extras below
         rows = self.conn.execute(
             "SELECT phase, json_extract(extras, '$.eval_round') AS round, task, COUNT(*) AS n, "
             "SUM(length_frames) AS frames, SUM(score) AS score, MIN(frames_total) AS began FROM episodes "
@@ -408,10 +440,7 @@ class ResultsStore:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id"
         for row in self.conn.execute(sql, args):
-            d = dict(row)
-            d["extras"] = json.loads(d["extras"])
-            d["events"] = json.loads(d["events"])
-            yield d
+            yield _episode(row)
 
     def count_episodes(self, unit_id: str | None = None) -> int:
         """Episodes recorded, in all or in one unit."""

@@ -80,3 +80,18 @@ def test_a_unit_row_with_damaged_counts_is_one_line(finished_run, tmp_path, caps
         conn.execute(f"UPDATE units SET {column} = ?", (value,))
     conn.close()
     refused_in_process(capsys, f"{column} {value!r}", command, run, *(["--no-progress"] if command == "resume" else []))
+
+
+@pytest.mark.parametrize(
+    "column, value", [("score", "abc"), ("extras", "{{{"), ("frames_total", -3), ("length_frames", "long")]
+)
+@pytest.mark.parametrize("command", ["resume", "report", "export"])
+def test_an_episode_row_with_a_damaged_value_is_one_line(finished_run, tmp_path, capsys, column, value, command):
+    """A bit flip inside a record (or a crafted store) that SQLite's structure checks let through:
+    one line naming the episode and the column, not a ValueError or JSONDecodeError traceback."""
+    run, _ = unfinished_copy(finished_run, tmp_path)
+    with sqlite3.connect(run / "results.sqlite") as conn:
+        conn.execute(f"UPDATE episodes SET {column} = ? WHERE id = 1", (value,))
+    conn.close()
+    extra = {"resume": ["--no-progress"], "export": ["-o", tmp_path / "episodes.csv"]}.get(command, [])
+    refused_in_process(capsys, f"has {column} {value!r}", command, run, *extra)
