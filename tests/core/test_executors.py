@@ -152,21 +152,18 @@ def _stop_once_episodes_come(proc: subprocess.Popen, out: Path, signum: int, epi
     return stderr
 
 
-def test_ray_stops_on_sigint_and_sigterm_like_a_local_run_and_resumes_whole(tmp_path):
-    """Issue 27 item 6: SIGINT or SIGTERM to an ``--executor ray`` run (Ray's own handler
-    ignored them, or exited) stops its unit at its next step, which saves a checkpoint, and
-    exits 130 like the local executor; a resume stops the same way, and the last one finishes the
-    run with no episode lost or doubled."""
+def test_ray_stops_on_sigint_like_a_local_run_and_resumes_whole(tmp_path):
+    """Issue 27 item 6: SIGINT to an ``--executor ray`` run (ignored: the units ran on) stops its
+    unit at its next step, which saves a checkpoint, and exits 130 like the local executor; a
+    resume finishes the run with no episode lost or doubled. (SIGTERM sets the same flag; Ray's own
+    SIGTERM handlers are undone when Ray starts, as test_data_parallel_runs.py's SIGTERM test shows.)"""
     out = tmp_path / "run"
-    budget = 600_000  # seconds of the toy suite: enough for two stops on the way
+    budget = 400_000  # a few seconds of the toy suite
     run = ("run", "toy", "random", "--tasks", "count-20", "--frames", budget, "--out", out, "--no-progress")
     proc = start_cli(*run, "--num-envs", "4", "--set", "checkpoint_every=20000", "--executor", "ray")
     _stop_once_episodes_come(proc, out, signal.SIGINT, 0)
     [(_, status, retries, stopped_at, _)] = _units(out)
     assert (status, retries) == ("running", 0) and 0 < stopped_at < budget  # stopped, not failed or done
-    _stop_once_episodes_come(start_cli("resume", out, "--no-progress"), out, signal.SIGTERM, len(_episodes(out)))
-    [(_, status, retries, frames, _)] = _units(out)
-    assert (status, retries) == ("running", 0) and stopped_at < frames < budget
     proc = run_cli_subprocess("resume", out, "--no-progress", timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     [(_, status, retries, frames, _)] = _units(out)
