@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from benchgen.agent import AgentNeeds
 from benchgen.remote import EpisodeCollector, RemoteEnvFactory
+from benchgen_agents.rainbow.agent import RainbowAgent
 from benchgen_agents.rainbow.data_parallel import RainbowWorkerProgram
 
 
@@ -43,6 +44,9 @@ class SuiteFactory(RemoteEnvFactory):
 class QuietRainbowProgram(RainbowWorkerProgram):
     """Algorithm 2's worker with NoisyNet noise off (the means only), so that a test can replay a
     worker's update in one process: noise samples are per worker and not in the batch."""
+
+    def __init__(self, config, environment):
+        super().__init__(config, environment, RainbowAgent)
 
     def setup(self, env, rank, world_size, averager, state, seed):
         super().setup(env, rank, world_size, averager, state, seed)
