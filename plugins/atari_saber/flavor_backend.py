@@ -49,10 +49,6 @@ from gymnasium.vector import AutoresetMode
 
 from benchgen_atari_saber.flavors import Flavor, parse_task, quiet_ale
 
-#: Atari 2600 screen, as ALE renders it
-SCREEN_SHAPE = (210, 160)
-
-
 class _FlavorEmulator:
     """One sub-environment: ale-py's ``PreprocessedEnv`` (grayscale, max-pooled) on an ``ALEInterface``."""
 
@@ -71,7 +67,9 @@ class _FlavorEmulator:
         full = settings["full_action_space"]
         self.action_set = list(self.ale.getLegalActionSet() if full else self.ale.getMinimalActionSet())
         self.rng = np.random.default_rng()  # no-op counts; reseeded by a seeded reset
-        self.raw = np.zeros((2, *SCREEN_SHAPE), dtype=np.uint8)  # the last two frames of a step
+        # the last two frames of a step, at the ROM's own screen size (210 rows for most games;
+        # air_raid 250, journey_escape 230, pooyan 220, carnival 214)
+        self.raw = np.zeros((2, *self.ale.getScreenDims()), dtype=np.uint8)
         self.stack = np.zeros((settings["stack_num"], settings["img_height"], settings["img_width"]), dtype=np.uint8)
         self.pending_seed = -1
         self.elapsed = self.max_frames + 1  # frames of the current episode; over until the first reset
@@ -191,7 +189,7 @@ class FlavorVectorEnv:
         return self
 
     def screens(self) -> np.ndarray:
-        """The sub-envs' current full-resolution RGB screens, ``(num_envs, 210, 160, 3)``."""
+        """The sub-envs' current full-resolution RGB screens, ``(num_envs, height, 160, 3)`` (210 rows for most games)."""
         return np.stack([e.ale.getScreenRGB() for e in self._envs])
 
     def get_action_set(self) -> list:

@@ -215,13 +215,15 @@ class AtariSaberSuite(Suite):
         )
 
     def screens(self, env: saber_env.SaberVectorEnv):
-        """The 210x160 RGB screens of an env from :meth:`make_video_env` (None for the fast native env)."""
+        """The full RGB screens of an env from :meth:`make_video_env` (one task: 210x160 for most
+        games, taller for a few, e.g. air_raid's 250 rows); None for the fast native env."""
         backends = [group.backend for group in env._groups]
         if not all(hasattr(b, "screens") for b in backends):
             return None
-        out = np.zeros((env.num_envs, 210, 160, 3), dtype=np.uint8)
-        for group, backend in zip(env._groups, backends):
-            out[group.index] = backend.screens()
+        shots = [backend.screens() for backend in backends]
+        out = np.zeros((env.num_envs, *shots[0].shape[1:]), dtype=np.uint8)
+        for group, shot in zip(env._groups, shots):
+            out[group.index] = shot
         return out
 
     def evaluation_schedule(self) -> EvaluationSchedule | None:

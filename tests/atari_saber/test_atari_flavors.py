@@ -334,3 +334,19 @@ def test_random_run_on_a_flavor_is_recorded_and_reported_raw(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = (out / "report" / "report.md").read_text()
     assert "| breakout:m4d1 |" in report and "Reported raw, left out of the aggregates: breakout:m4d1" in report
+
+
+@pytest.mark.parametrize("task", ["air_raid:m2d0", "journey_escape:m0d1", "pooyan:m30d0"])
+def test_a_flavor_of_a_game_with_a_taller_screen_resets_and_steps(task):
+    """A few ROMs draw more than 210 rows (air_raid 250, journey_escape 230, pooyan 220, carnival
+    214; carnival has one flavor): their flavors run at the ROM's own screen size instead of failing to copy the screen."""
+    from benchgen import api
+
+    env = api.make_env("atari_saber", task)
+    try:
+        obs, _ = env.reset(seed=0)
+        for _ in range(3):
+            obs, reward, *_ = env.step(np.zeros(env.num_envs, dtype=np.int64))
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()
