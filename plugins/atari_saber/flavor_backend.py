@@ -49,6 +49,7 @@ from gymnasium.vector import AutoresetMode
 
 from benchgen_atari_saber.flavors import Flavor, parse_task, quiet_ale
 
+
 class _FlavorEmulator:
     """One sub-environment: ale-py's ``PreprocessedEnv`` (grayscale, max-pooled) on an ``ALEInterface``."""
 
