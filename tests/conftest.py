@@ -98,10 +98,25 @@ RAY_TESTS = {
 }
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.path.name in RAY_MODULES or item.originalname in RAY_TESTS:
-            item.add_marker(pytest.mark.xdist_group("ray"))
+def is_ray_test(nodeid: str) -> bool:
+    path, _, name = nodeid.partition("::")
+    return Path(path).name in RAY_MODULES or name.split("[")[0].split("::")[-1] in RAY_TESTS
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` with the Ray tests as one group. Not by ``xdist_group`` marks: pytest-xdist
+    3.8 writes a marked test's group into ``item._nodeid``, which pytest 9 no longer reads (its ids
+    come from ``item._id``), so the marks grouped nothing and Ray tests ran on both workers."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class RayGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "ray" if is_ray_test(nodeid) else super()._split_scope(nodeid)
+
+    return RayGroupScheduling(config, log)
 
 
 @pytest.fixture(autouse=True)
