@@ -264,7 +264,9 @@ class RunnerVectorEnv(KitVectorEnv):
         return reward, self.x >= TRACK, "completed"
 
     def emulators(self) -> RunnerEmulators:
-        return RunnerEmulators(self)
+        if "_emulators" not in self.__dict__:
+            self._emulators = RunnerEmulators(self)
+        return self._emulators
 
     def _after_step(self) -> None:
         for i in range(self.num_envs):

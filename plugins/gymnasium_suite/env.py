@@ -116,7 +116,9 @@ class GymnasiumVectorEnv(SuiteVectorEnv):
         """``clone_state`` on the unwrapped environments (:mod:`benchgen_gymnasium.emulators`)."""
         from .emulators import GymnasiumEmulators
 
-        return GymnasiumEmulators(list(self._envs.envs), FRAMES_PER_STEP)
+        if getattr(self, "_emulators", None) is None:
+            self._emulators = GymnasiumEmulators(list(self._envs.envs), FRAMES_PER_STEP)
+        return self._emulators
 
     def close_extras(self, **kwargs: Any) -> None:
         self._envs.close()
