@@ -43,6 +43,10 @@ class ValueBasedConfig:
     mlp_hidden_size: int = 256
     """Width of the two-layer MLP torso used instead of the Nature CNN when observations are flat
     vectors (benchgen's choice for non-pixel tasks; no paper value)."""
+    mlp_layers: int = 2
+    """Hidden ReLU layers of ``mlp_hidden_size`` units in the MLP torso (benchgen: 2). The head
+    adds its own hidden layer of ``hidden_size``, so 1 gives a network of two hidden layers:
+    stable-baselines3's QNetwork with ``net_arch=[256, 256]`` at both widths 256."""
     dueling: bool = True
     """Dueling value and advantage streams, Q = V + A - mean_a A (Wang et al. 2016; Rainbow)."""
     frame_stack: int = 4
@@ -152,6 +156,7 @@ class ValueBasedConfig:
     _POSITIVE_INTS = (
         "hidden_size",
         "mlp_hidden_size",
+        "mlp_layers",
         "frame_stack",
         "n_step",
         "replay_capacity",

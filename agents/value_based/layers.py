@@ -104,9 +104,13 @@ def data_efficient_cnn(in_channels: int) -> nn.Sequential:
 CNN_TORSOS = {"nature": nature_cnn, "data_efficient": data_efficient_cnn}
 
 
-def mlp_torso(in_features: int, hidden: int) -> nn.Sequential:
-    """Two ReLU layers for flat vector observations (benchgen's stand-in for the CNN)."""
-    return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+def mlp_torso(in_features: int, hidden: int, layers: int = 2) -> nn.Sequential:
+    """``layers`` ReLU layers of ``hidden`` units for flat vector observations (benchgen's
+    stand-in for the CNN; two unless told)."""
+    parts: list[nn.Module] = []
+    for i in range(layers):
+        parts += [nn.Linear(in_features if i == 0 else hidden, hidden), nn.ReLU()]
+    return nn.Sequential(*parts)
 
 
 class Torso(nn.Module):
@@ -115,10 +119,13 @@ class Torso(nn.Module):
     the device: the replay keeps them uint8), the MLP torso for flat vectors. ``features`` is its
     output width."""
 
-    def __init__(self, obs_shape: tuple[int, ...], mlp_hidden_size: int, cnn: str = "nature"):
+    def __init__(self, obs_shape: tuple[int, ...], mlp_hidden_size: int, cnn: str = "nature", mlp_layers: int = 2):
         super().__init__()
         self.pixels = len(obs_shape) == 3
-        self.body = CNN_TORSOS[cnn](obs_shape[0]) if self.pixels else mlp_torso(obs_shape[0], mlp_hidden_size)
+        if self.pixels:
+            self.body = CNN_TORSOS[cnn](obs_shape[0])
+        else:
+            self.body = mlp_torso(obs_shape[0], mlp_hidden_size, mlp_layers)
         with torch.no_grad():
             self.features = int(self.body(torch.zeros(1, *obs_shape)).shape[1])
 
@@ -187,12 +194,13 @@ class ActionValueStreams(nn.Module):
 class ValueNetwork(nn.Module):
     """The torso and the action-value streams of a head's network (``outputs`` numbers per
     action; dueling, width and noise from the config's ``dueling``, ``hidden_size`` and
-    ``noisy_sigma0``, plain layers for a config without the last). Subclasses define ``forward``."""
+    ``noisy_sigma0``, plain layers for a config without the last; an MLP torso of ``mlp_layers``,
+    two for a config without it). Subclasses define ``forward``."""
 
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config, outputs: int = 1):
         super().__init__()
         self.num_actions = num_actions
-        self.torso = Torso(obs_shape, config.mlp_hidden_size, config.torso)
+        self.torso = Torso(obs_shape, config.mlp_hidden_size, config.torso, getattr(config, "mlp_layers", 2))
         self.streams = ActionValueStreams(
             self.torso.features,
             config.hidden_size,

@@ -144,6 +144,39 @@ def test_updates_come_in_bursts_of_updates_per_period():
         rainbow.RainbowConfig(workers=2, updates_per_period=2)
 
 
+def test_the_target_is_copied_every_target_interval_agent_steps_and_holds_through_a_burst():
+    """stable-baselines3's DQN counts ``target_update_interval`` in environment steps (``_on_step``)
+    and takes its ``gradient_steps`` after collecting, so every update of a burst bootstraps from
+    the online net as it was before the burst; the RL Zoo's CartPole-v1 (a copy every 10 steps, 128
+    updates every 256) relies on it. Here: a copy every 6 agent steps, bursts of 3 every 8."""
+    warmup, budget = 400, 600
+    env = chain18()
+    cfg = tiny(
+        "dqn", learning_starts_frames=4 * warmup, update_period_steps=8, updates_per_period=3, target_update_frames=24
+    )
+    agent = build("dqn", cfg, env)
+    seen: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (agent steps, online, target) before each update
+    update = agent.update
+
+    def recording(beta):
+        flat = [torch.nn.utils.parameters_to_vector(n.parameters()).clone() for n in (agent.online, agent.target)]
+        seen.append((agent.counters["agent_steps"], *flat))
+        return update(beta)
+
+    agent.update = recording
+    agent.learn(env, Context(env, budget, seed=5))
+
+    assert agent.counters["target_syncs"] == budget // 6  # agent steps, not updates (75 of them)
+    bursts = sorted({step for step, _, _ in seen})
+    assert len(seen) == 3 * len(bursts) == 75
+    for k, step in enumerate(bursts):
+        burst = [(online, target) for at, online, target in seen if at == step]
+        assert all(torch.equal(target, burst[0][1]) for _, target in burst)  # fixed through the burst
+        assert not torch.equal(burst[-1][0], burst[0][0])  # while the online net learns
+        if k:  # a copy came between bursts (8 steps apart): the target is the online net before this one
+            assert torch.equal(burst[0][1], burst[0][0])
+
+
 def test_dqn_epsilon_is_start_until_learning_starts_then_linear_to_end_then_constant():
     # 4 frames per step: learning starts at 400 / 4 = 100 agent steps, decays over 800 / 4 = 200
     agent = build(
