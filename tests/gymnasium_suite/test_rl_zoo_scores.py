@@ -52,7 +52,8 @@ def last_100_mean(run_dir: Path) -> tuple[float, int]:
 #: more than the RL Zoo's net_arch that the table now gives), ppo CartPole-v1 500.0 (4 min); dqn
 #: CartPole-v1 238.1 (4 min), marked below: stable-baselines3's own DQN with the RL Zoo's values
 #: falls as short under this measure (last-100 training mean 178.9 and 234.9, seeds 0 and 1;
-#: SB3 2.x, same machine and day), so the gap is the measure, not benchgen's DQN
+#: SB3 2.9.2, same machine and day: benchmarks/rl_zoo_dqn_cartpole_sb3.py), so the gap is the
+#: measure, not benchgen's DQN
 DQN_CARTPOLE_GAP = (
     "238.1 with the RL Zoo's settings and network (training episodes, epsilon 0.04; was 255.6 with one hidden "
     "layer more); the same trained agent evaluated greedily (benchgen evaluate, 20 episodes) scores 500.0, the "
