@@ -56,8 +56,8 @@ def last_100_mean(run_dir: Path) -> tuple[float, int]:
 #: measure, not benchgen's DQN
 DQN_CARTPOLE_GAP = (
     "238.1 (seed 1: 305.2) with the RL Zoo's settings and network (training episodes, epsilon 0.04; was 255.6 "
-    "with one hidden "
-    "layer more); the same trained agents evaluated greedily (benchgen evaluate, 20 episodes) score 500.0, the "
+    "with one hidden layer more); the same trained agents evaluated greedily (benchgen evaluate, 20 episodes) "
+    "score 500.0, the "
     "RL Zoo's measure and score; stable-baselines3's DQN with the same values reaches only 178.9 and 234.9 "
     "(seeds 0, 1) on this training-episode measure (and 18.8 greedy for seed 0): its 500 is one greedy run"
 )
