@@ -52,7 +52,7 @@ print(out.getvalue())
         ["list"],
         ["--help"],
         ["list", "atari_saber"],
-        ["list", "atari_modes"],
+        ["references", "atari_saber"],  # with the atari_modes example's tables, where installed
         ["protocols", "atari_saber"],
         ["settings", "dqn"],
     ],

@@ -1,84 +1,33 @@
-"""The example as users get it after ``pip install``: discovered through its entry point, listed
-with its distribution and version, run end to end through the CLI by the shared agents (random,
-rainbow_iqn, and the joint agents with fine-tuning), scored, and its own sub-command."""
+"""The example as users get it after ``pip install``: discovered through its entry point, it adds
+its split and Farebrother et al. 2018's reference tables to the first-party atari_saber suite
+(``benchgen list``/``references``), and the split runs end to end through the CLI."""
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
-from pathlib import Path
-
-import pytest
+from types import SimpleNamespace
 
 import benchgen_atari_modes
+from benchgen_atari_modes import farebrother2018
 
-TINY_SPLIT = """\
-suite: atari_modes
-name: tiny
-description: one default flavor to train on, one other flavor of the same game to test on
-train: [breakout:m0d0]
-test: [breakout:m4d1]
-"""
-
-#: settings that make rainbow_iqn learn within a few hundred frames (the algorithm is unchanged;
-#: smaller widths and one torch thread keep it quick on a small CI box); no intermediate checkpoints
-RAINBOW_TINY = [
-    "--set",
-    "replay_capacity=1000",
-    "--set",
-    "learning_starts_frames=400",
-    "--set",
-    "batch_size=8",
-    "--set",
-    "target_update_frames=400",
-    "--set",
-    "num_tau_samples=8",
-    "--set",
-    "num_tau_prime_samples=8",
-    "--set",
-    "num_quantile_samples=8",
-    "--set",
-    "hidden_size=64",
-    "--set",
-    "device=cpu",
-    "--set",
-    "torch_threads=1",
-    "--set",
-    "checkpoint_every=1000000",
+TRAIN = ["breakout", "freeway", "hero", "space_invaders"]
+TEST = [
+    "breakout:m12d0",
+    "freeway:m1d0",
+    "freeway:m1d1",
+    "freeway:m4d0",
+    "hero:m1d0",
+    "hero:m2d0",
+    "space_invaders:m1d0",
+    "space_invaders:m1d1",
+    "space_invaders:m9d0",
 ]
-#: settings that make PPO update within a few hundred frames
-PPO_TINY = [
-    "--set",
-    "n_steps=32",
-    "--set",
-    "batch_size=32",
-    "--set",
-    "n_epochs=1",
-    "--set",
-    "features_dim=64",
-    "--set",
-    "device=cpu",
-    "--set",
-    "torch_threads=1",
-    "--set",
-    "checkpoint_every=1000000",
-]
-TINY = {"rainbow_iqn": RAINBOW_TINY, "rainbow_iqn_joint": RAINBOW_TINY, "ppo": PPO_TINY, "ppo_joint": PPO_TINY}
-
-
-def _episodes(run_dir: Path) -> list[dict]:
-    conn = sqlite3.connect(run_dir / "results.sqlite")
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute("SELECT * FROM episodes ORDER BY id")]
-    finally:
-        conn.close()
-
-
-def _agents(benchgen) -> set[str]:
-    out = benchgen("list").stdout
-    return {line.split()[0] for line in out.split("agents:", 1)[-1].splitlines() if line.strip()}
+TABLES = {
+    "farebrother2018_dqn_transfer": "Farebrother, Machado & Bowling 2018 (Generalization and Regularization in DQN), Table 1",
+    "farebrother2018_dqn_scratch": "Farebrother, Machado & Bowling 2018 (Generalization and Regularization in DQN), "
+    "Table 5 (appendix B)",
+}
 
 
 def test_discovered_from_its_entry_point_with_distribution_and_version(benchgen):
@@ -92,112 +41,81 @@ def test_discovered_from_its_entry_point_with_distribution_and_version(benchgen)
         "benchgen_atari_modes",
     ]
     assert line.rstrip().endswith("ok")
-    listing = benchgen("list", "atari_modes")
+
+
+def test_the_split_shows_up_under_atari_saber(benchgen):
+    listing = benchgen("list", "atari_saber")
     assert listing.returncode == 0, listing.stderr
-    assert "flavors " in listing.stdout and "tasks (85 of 85 runnable here)" in listing.stdout
+    line = next((ln for ln in listing.stdout.splitlines() if ln.split()[:1] == ["farebrother_flavors"]), None)
+    assert line is not None, listing.stdout
+    assert line.split()[1:5] == ["train", "4", "test", "9"]
+    # the atari_saber suite's own splits are still there, and the plugin adds no suite of its own
+    assert any(ln.split()[:1] == ["machado_flavors"] for ln in listing.stdout.splitlines())
+    unknown = benchgen("list", "atari_modes")
+    assert unknown.returncode != 0 and "benchgen: error:" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
-def test_random_agent_end_to_end_and_the_random_scores_command(benchgen, tmp_path):
+def test_the_reference_tables_appear_with_their_sources(benchgen):
+    proc = benchgen("references", "atari_saber")
+    assert proc.returncode == 0, proc.stderr
+    names = {ln.split("│")[1].strip() for ln in proc.stdout.splitlines() if ln.count("│") > 2}
+    assert set(TABLES) <= names
+    for name, source in TABLES.items():
+        one = benchgen("references", "atari_saber", name)
+        assert one.returncode == 0, one.stderr
+        assert f"source: {source}; view: score_5min" in " ".join(one.stdout.split())
+    rows = {ln.split("│")[1].strip(): ln for ln in one.stdout.splitlines() if ln.count("│") > 2}
+    assert set(TRAIN + TEST) <= set(rows)
+    cells = [c.strip() for c in rows["hero:m1d0"].split("│")[2:-1]]
+    assert cells == ["326.9", "1,425.2", "5,026.8", "1,755.1"]  # 10M, 50M, 100M, std at 50M
+
+
+def test_the_two_printed_tables_agree_and_cover_the_split():
+    """The paper prints DQN-from-scratch at 50M frames twice: Table 1's 'learn scratch' column and
+    Table 5's 50M column. Both transcriptions must give the same numbers (mean and std)."""
+    transfer = farebrother2018.read_rows(farebrother2018.TRANSFER_CSV)
+    scratch = {r["task"]: r for r in farebrother2018.read_rows(farebrother2018.SCRATCH_CSV)}
+    assert [r["task"] for r in transfer] == [t for t in scratch if ":" in t]
+    for row in transfer:
+        assert float(row["learn_scratch"]) == float(scratch[row["task"]]["frames_50M"]), row["task"]
+        assert float(row["learn_scratch_std"]) == float(scratch[row["task"]]["std_50M"]), row["task"]
+    tables = {t.name: t for t in farebrother2018.tables()}
+    assert set(tables) == set(TABLES)
+    assert sorted(tables["farebrother2018_dqn_transfer"].scores) == sorted(TEST)
+    assert sorted(tables["farebrother2018_dqn_scratch"].scores) == sorted(TRAIN + TEST)
+    assert {t.source for t in tables.values()} == set(TABLES.values())
+
+
+def test_it_adds_nothing_to_other_suites():
+    other = SimpleNamespace(name="sonic")
+    assert benchgen_atari_modes.benchgen_splits(suite=other) == []
+    assert benchgen_atari_modes.benchgen_reference_scores(suite=other) == []
+
+
+def test_the_split_runs_end_to_end(benchgen, tmp_path):
     out = tmp_path / "random"
     proc = benchgen(
         "run",
-        "atari_modes",
+        "atari_saber",
         "random",
-        "--tasks",
-        "breakout:m0d0,breakout:m4d1",
+        "--split",
+        "farebrother_flavors",
         "--frames",
-        "4000",
+        "1000",
         "--out",
         out,
         "--no-progress",
     )
     assert proc.returncode == 0, proc.stderr
     meta = json.loads((out / "run.json").read_text())
-    assert meta["protocol"]["sticky_action_probability"] == 0.25
+    assert meta["split"]["name"] == "farebrother_flavors"
+    assert meta["split"]["train"] == TRAIN and meta["split"]["test"] == TEST
     assert any(p["name"] == "atari_modes" and p["distribution"] == "benchgen-atari-modes" for p in meta["plugins"])
-    episodes = _episodes(out)
-    assert {e["task"] for e in episodes} == {"breakout:m0d0", "breakout:m4d1"}
-    assert all(e["end_reason"] == "game_over" and 0 < e["length_frames"] <= 4000 for e in episodes)
-    assert (out / "report" / "report.md").is_file()
-    table = tmp_path / "random.csv"
-    proc = benchgen("atari-modes", "random-scores", out, "-o", table)
-    assert proc.returncode == 0, proc.stderr
-    with table.open() as handle:
-        rows = list(csv.DictReader(handle))
-    assert [r["task"] for r in rows] == ["breakout:m0d0", "breakout:m4d1"] and all(int(r["episodes"]) > 0 for r in rows)
-    scored = benchgen("score", "atari_modes", table, "--json")
-    assert scored.returncode == 0, scored.stderr
-    assert json.loads(scored.stdout)["baseline"] == "world_record"
-
-
-@pytest.mark.parametrize("agent", ["rainbow_iqn"])
-def test_learning_agent_end_to_end(benchgen, tmp_path, agent):
-    if agent not in _agents(benchgen):
-        pytest.fail(f"agent '{agent}' is not installed")
-    out = tmp_path / agent
-    proc = benchgen(
-        "run",
-        "atari_modes",
-        agent,
-        "--tasks",
-        "breakout:m0d0",
-        "--frames",
-        "1600",
-        *TINY[agent],
-        "--out",
-        out,
-        "--no-progress",
-        timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert (out / "report" / "report.md").is_file()
-    assert json.loads((out / "run.json").read_text())["agent"] == agent
-
-
-@pytest.mark.parametrize("agent", ["rainbow_iqn_joint", "ppo_joint"])
-def test_joint_training_zero_shot_and_fine_tuning(benchgen, tmp_path, agent):
-    if agent not in _agents(benchgen):
-        pytest.skip(f"joint agent '{agent}' is not installed")
-    split = tmp_path / "tiny.yaml"
-    split.write_text(TINY_SPLIT)
-    out = tmp_path / agent
-    proc = benchgen(
-        "run",
-        "atari_modes",
-        agent,
-        "--split",
-        split,
-        "--frames",
-        "800",
-        "--finetune",
-        "--set",
-        "finetune_budget=800",
-        "--set",
-        "zeroshot_episodes=1",
-        *TINY[agent],
-        "--out",
-        out,
-        "--no-progress",
-        timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr
     conn = sqlite3.connect(out / "results.sqlite")
     try:
-        units = conn.execute("SELECT phase, tasks, status FROM units ORDER BY ordinal").fetchall()
+        units = conn.execute("SELECT tasks, status, frames_done FROM units").fetchall()
     finally:
         conn.close()
-    assert [(u[0], json.loads(u[1])) for u in units] == [
-        ("joint", ["breakout:m0d0"]),
-        ("zeroshot", ["breakout:m0d0"]),
-        ("zeroshot", ["breakout:m4d1"]),
-        ("finetune", ["breakout:m4d1"]),
-    ]
-    assert {u[2] for u in units} == {"done"}
-
-
-def test_unknown_task_is_the_standard_one_line_error(benchgen, tmp_path):
-    proc = benchgen("run", "atari_modes", "random", "--tasks", "breakout:m0d2", "--out", tmp_path / "x")
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("benchgen: error: unknown task of suite 'atari_modes'")
-    assert "did you mean" in lines[0] and not (tmp_path / "x").exists()
+    assert sorted(task for tasks, _, _ in units for task in json.loads(tasks)) == sorted(TRAIN + TEST)
+    assert all(status == "done" and frames >= 1000 for _, status, frames in units), units
+    assert (out / "report" / "report.md").is_file()
