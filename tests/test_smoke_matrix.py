@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from benchgen.registry import Registry
-from tests.conftest import run_cli
+from tests.conftest import assert_usage_error, run_cli
 
 AIRSTRIKER = "tests.sonic.airstriker_plugin"
 
@@ -21,6 +21,15 @@ SUITES = {
     "atari_saber": ("atari_saber", None, ("pong", "breakout", "boxing"), ("--frames", "1600")),
     "sonic": ("sonic_airstriker", AIRSTRIKER, ("airstriker-Level1", "airstriker1000-Level1"), ("--timesteps", "400")),
 }
+#: the emulator capabilities each suite declares (tests/atari_saber/test_atari_capabilities.py and
+#: tests/sonic/test_sonic_capabilities.py check the declarations): an agent needing one that its
+#: suite lacks must be refused in one line when the run is planned
+OFFERED = {
+    "atari_saber": {"ram", "palette_screen", "clone_state", "frame_actions"},
+    "sonic": {"ram"},
+}
+#: agents that learn on one sub-environment only
+ONE_ENV = {"sarsa"}
 
 #: the value-based agents' share of TINY: small networks, replay and schedule
 VALUE_TINY = dict(
@@ -41,6 +50,9 @@ TINY = {
     "rainbow": dict(VALUE_TINY, num_atoms=11),
     "dqn": dict(VALUE_TINY, epsilon_decay_frames=800),
     "ppo": dict(n_steps=32, batch_size=32, n_epochs=1),
+    "uct": dict(simulations_per_action=4, max_depth_frames=20),
+    "brfs": dict(max_frames_per_action=100),
+    "sarsa": dict(features="basic", background_samples=200),
 }
 # the joint agents' paper setups (188 and 32 data-parallel workers on Sonic) do not fit a smoke
 # run: one process here (data-parallel runs: tests/agents/test_data_parallel_*.py)
@@ -83,7 +95,7 @@ def test_agent_on_suite(tmp_path, agent, suite):
         *selection,
         *budget,
         "--num-envs",
-        "2",
+        "1" if agent in ONE_ENV else "2",
         "--out",
         out,
         "--no-progress",
@@ -91,6 +103,11 @@ def test_agent_on_suite(tmp_path, agent, suite):
         plugins=plugins,
         timeout=600,
     )
+    missing = set(Registry(autoload=True).agent(agent).needs.capabilities) - OFFERED[suite]
+    if missing:
+        assert_usage_error(proc, "does not offer", *sorted(missing))
+        assert not out.exists()
+        return
     assert proc.returncode == 0, proc.stderr[-3000:]
     conn = sqlite3.connect(out / "results.sqlite")
     try:

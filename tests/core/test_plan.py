@@ -155,8 +155,8 @@ def test_a_run_directory_appears_only_complete(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(store_module.ResultsStore, "add_units", broken_add_units)
-    with pytest.raises(OSError):
-        create_run(registry, resolved, tmp_path / "run")
+    with pytest.raises(UsageError, match=r"cannot create the run directory .* \(disk full\)"):
+        create_run(registry, resolved, tmp_path / "run")  # one line for the user, nothing half-made
     assert list(tmp_path.iterdir()) == []
     monkeypatch.undo()
     run_dir = create_run(registry, resolved, tmp_path / "run")

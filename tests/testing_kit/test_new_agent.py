@@ -64,7 +64,7 @@ def test_config_fields_are_documented(generated):
 def test_generated_conformance_tests_pass_from_the_source_tree(generated):
     proc = run_pytest(generated / "pkg", "tests/test_conformance.py", env=package_env())
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert re.search(r"\b12 passed\b", proc.stdout) and "skipped" not in proc.stdout, proc.stdout[-2000:]
+    assert re.search(r"\b14 passed\b", proc.stdout) and "skipped" not in proc.stdout, proc.stdout[-2000:]
 
 
 def test_installed_package_is_discovered_and_its_tests_pass(generated):
