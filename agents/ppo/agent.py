@@ -27,6 +27,9 @@ The agent owns one ``stable_baselines3.PPO`` model and drives it through benchge
   on one test task), since SB3's rollout buffer is sized by it. A resumed unit keeps its Adam
   state; a unit starting from another unit's checkpoint (fine-tuning from the joint policy,
   ``--from``) keeps the weights and starts a fresh Adam state.
+* ``normalize`` (the RL Zoo's ``normalize: true``): the unit's env is wrapped in SB3's
+  ``VecNormalize`` while the agent learns; the running statistics are the agent's
+  (:mod:`~benchgen_agents.ppo.normalization`), saved in ``ppo.pt`` and used, frozen, by ``act``.
 """
 
 from __future__ import annotations
@@ -45,12 +48,13 @@ from stable_baselines3.common.logger import KVWriter, Logger
 from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, get_device, set_random_seed
-from stable_baselines3.common.vec_env import VecTransposeImage
+from stable_baselines3.common.vec_env import VecEnv, VecTransposeImage
 
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.ppo.config import PPOConfig
+from benchgen_agents.ppo.normalization import RunningStats
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 
 MODEL_FILE = "ppo.pt"
@@ -153,6 +157,13 @@ class PPOAgent(Agent):
         if not isinstance(self.action_space, gym.spaces.Discrete):
             raise UsageError(f"the ppo agent needs a discrete action space, got {self.action_space}")
         self.policy = choose_policy(config.policy, self.observation_space)
+        if config.normalize and self.policy == "CnnPolicy":
+            raise UsageError(
+                "normalize scales vector observations (the RL Zoo uses it with MlpPolicy), not the CNN's "
+                "frames; set normalize=false, or policy=MlpPolicy"
+            )
+        #: running statistics of observations and returns (``config.normalize``), else None
+        self.normalization = RunningStats(self.observation_space) if config.normalize else None
         #: the model bound to an env (built by ``learn``)
         self.model: PPO | None = None
         #: a policy (with its optimizer) loaded from a checkpoint, not yet bound to an env: ``act`` uses it
@@ -195,7 +206,7 @@ class PPOAgent(Agent):
         )
         return policy.to(get_device(self.config.device))
 
-    def _bind(self, vec: BenchgenVecEnv, seed: int) -> PPO:
+    def _bind(self, vec: VecEnv, seed: int) -> PPO:
         """The model, attached to ``vec``: new, or built from the loaded/previous policy."""
         if self.model is not None and self.model.n_envs == vec.num_envs:
             self.model.set_env(vec, force_reset=True)
@@ -240,7 +251,9 @@ class PPOAgent(Agent):
         if self.config.workers and not ctx.fine_tuning:
             self._learn_data_parallel(ctx)
             return
-        vec = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
+        vec: VecEnv = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
+        if self.normalization is not None:
+            vec = self.normalization.wrap(vec, self.config.gamma)
         foreign = self._loaded is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
         model = self._bind(vec, ctx.seed)
         if foreign:
@@ -301,6 +314,8 @@ class PPOAgent(Agent):
             raise RuntimeError("the ppo agent has no policy yet: learn or load a checkpoint first")
         # PPO's policy is stochastic: "greedy" is the argmax only if the config says so.
         # (PPO.predict is this call: SB3's policy does the observation preprocessing.)
+        if self.normalization is not None:
+            observations = self.normalization.observations(observations)
         actions, _state = policy.predict(observations, deterministic=greedy and self.config.deterministic_eval)
         return np.asarray(actions)
 
@@ -316,14 +331,16 @@ class PPOAgent(Agent):
             # Loaded and only evaluated (a zero-shot unit): the weights are the loaded ones.
             policy, steps, updates = self._loaded, None, self._loaded_updates
         if policy is not None:
-            save_tensors(
-                {"policy": policy.state_dict(), "optimizer": policy.optimizer.state_dict()}, directory / MODEL_FILE
-            )
+            tensors = {"policy": policy.state_dict(), "optimizer": policy.optimizer.state_dict()}
+            if self.normalization is not None:
+                tensors["normalize"] = self.normalization.state()
+            save_tensors(tensors, directory / MODEL_FILE)
         # else: never trained (no env step taken): nothing but the state file
         state = {
             "format": FORMAT,
             "policy": self.policy,
             "features_dim": self._features_dim(),
+            "normalize": self.config.normalize,
             "observation_space": _space_info(self.observation_space),
             "action_space": _space_info(self.action_space),
             "weights": policy is not None,
@@ -355,7 +372,8 @@ class PPOAgent(Agent):
                 f"agent '{written_by}': start from a checkpoint of a ppo agent"
             )
         state = self._check_state(directory)
-        tensors = load_tensors(directory / MODEL_FILE, "PPO checkpoint", keys=("policy", "optimizer"))
+        keys = ("policy", "optimizer", "normalize") if self.normalization is not None else ("policy", "optimizer")
+        tensors = load_tensors(directory / MODEL_FILE, "PPO checkpoint", keys=keys)
         policy = self._new_policy()
         with refusing_bad_state(
             "PPO checkpoint",
@@ -364,6 +382,8 @@ class PPOAgent(Agent):
         ):
             policy.load_state_dict(tensors["policy"])
             policy.optimizer.load_state_dict(tensors["optimizer"])
+            if self.normalization is not None:
+                self.normalization.load_state(tensors["normalize"])
         self._loaded, self._loaded_updates = policy, state["n_updates"]
         self._checkpoint_unit = _checkpoint_info(directory).get("unit")
         self.model = None
@@ -382,6 +402,13 @@ class PPOAgent(Agent):
             raise UsageError(
                 f"checkpoint {directory} holds a policy with {_architecture(*saved)}, this unit's config "
                 f"builds one with {_architecture(*mine)}: set {_architecture(*saved)} to start from it"
+            )
+        normalized = state.get("normalize", False)  # checkpoints from before the option: never
+        if normalized is not self.config.normalize:
+            raise UsageError(
+                f"checkpoint {directory} holds a policy trained with normalize={str(normalized).lower()}, "
+                f"this unit's config has normalize={str(self.config.normalize).lower()}: set "
+                f"normalize={str(normalized).lower()} to start from it"
             )
         spaces = (_space_info(self.observation_space), _space_info(self.action_space))
         if (state.get("observation_space"), state.get("action_space")) != spaces:

@@ -67,6 +67,14 @@ class PPOConfig:
     """Multiply each learning reward by this, after clipping (1: unscaled, as the RL Zoo; Sonic
     0.005, Nichol et al. 2018's PPO hyperparameters, on the allow-backtracking reward of the
     suite's agent wrappers). Learning only: the suite records raw scores below the agent."""
+    normalize: bool = False
+    """Normalise what the policy learns from by running statistics, stable-baselines3's
+    ``VecNormalize`` (the RL Zoo's ``normalize: true``, with its defaults): each observation
+    component by its running mean and standard deviation, clipped to [-10, 10], and each learning
+    reward by the running standard deviation of the discounted return (discount ``gamma``),
+    clipped to [-10, 10]. The statistics are saved in the checkpoint; ``act`` normalises with them,
+    frozen (the RL Zoo's evaluation). Learning only: the suite records raw scores below the agent.
+    Needs ``workers=0``."""
     deterministic_eval: bool = False
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
@@ -127,6 +135,11 @@ class PPOConfig:
             raise ValueError(
                 "target_kl stops a worker's epochs early on its own data, which data-parallel workers "
                 "cannot do in step; set target_kl=None or workers=0"
+            )
+        if self.workers and self.normalize:
+            raise ValueError(
+                "normalize keeps one set of running statistics, which data-parallel workers would each "
+                "update on their own data; set normalize=false or workers=0"
             )
         if self.torch_threads < 0:
             raise ValueError("torch_threads must be >= 0 (0: torch's default)")

@@ -96,6 +96,24 @@ def test_ppo_on_cartpole_takes_the_rl_zoo_environments_unless_told():
     assert _resolve("ppo", ["CartPole-v1"], num_envs=2).num_envs_for(["CartPole-v1"]) == 2
 
 
+def test_ppo_on_acrobot_and_mountaincar_takes_the_rl_zoo_entries_with_vecnormalize():
+    """The RL Zoo's ppo.yml entries, with SB3's defaults for the keys they leave out (benchgen's
+    own ppo defaults are the RL Zoo's Atari entry), and its deterministic evaluation."""
+    for task, n_steps, gae_lambda in (("Acrobot-v1", 256, 0.94), ("MountainCar-v0", 16, 0.98)):
+        r = _resolve("ppo", [task])
+        c = r.agent_config
+        assert (r.budget, r.num_envs_for([task])) == (1_000_000, 16), task
+        assert (c.normalize, c.n_steps, c.gae_lambda, c.gamma, c.n_epochs, c.ent_coef) == (
+            True, n_steps, gae_lambda, 0.99, 4, 0.0,
+        )  # fmt: skip
+        assert (c.batch_size, c.learning_rate, c.lr_schedule, c.clip_range, c.clip_schedule) == (
+            64, 3e-4, "constant", 0.2, "constant",
+        )  # fmt: skip
+        assert (c.clip_reward, c.deterministic_eval, c.policy) == (False, True, "MlpPolicy")
+        assert r.config_sources["normalize"].startswith(f"suite gymnasium ({task}): RL Baselines3 Zoo")
+    assert _resolve("ppo", ["CartPole-v1"]).agent_config.normalize is False  # the RL Zoo's entry has none
+
+
 def test_every_shipped_table_fits_the_agents_that_take_it():
     """Each suite's tuned settings build a valid config for every registered agent of that
     algorithm, and name a source; a table entry naming a task names one of the suite's."""
