@@ -48,9 +48,10 @@ TINY = {
     "brfs": dict(max_frames_per_action=100),
     "sarsa": dict(features="basic", background_samples=200),
 }
-# the joint agents' paper setups (188 and 32 data-parallel workers on Sonic) do not fit a smoke
-# run: one process here (data-parallel runs: tests/agents/test_data_parallel_*.py)
-TINY["ppo_joint"] = dict(TINY["ppo"], workers=0)
+# the joint agents' paper setups (188 virtual and 32 data-parallel workers on Sonic) do not fit a
+# smoke run: one process here (data-parallel runs: tests/agents/test_data_parallel_*.py,
+# tests/agents/test_virtual_workers_ppo.py)
+TINY["ppo_joint"] = dict(TINY["ppo"], workers=0, virtual_workers=0)
 TINY["rainbow_joint"] = dict(TINY["rainbow"], workers=0)
 
 

@@ -36,6 +36,15 @@ Rainbow: a replay per worker), whose gradients are averaged at every optimizatio
   ``max_restarts`` restarts in one unit the error is raised and the runner's own retry resumes
   the unit from its last checkpoint.
 
+* **Virtual workers** (gradient accumulation): a program may host several of the paper's workers
+  in one process (``virtual_workers`` > ``workers``). Each process hosts a contiguous share of
+  them (:func:`hosted_share`), builds one environment per hosted virtual worker (``factory(...,
+  worker=v, workers=V)``, seeded from the unit's seed and ``v`` alone) and reports each one's
+  episodes in virtual order; the program sums its hosted workers' gradients and the group
+  all-reduces the sums (:meth:`GradientAverager.sum`), so the average over ``V`` workers does not
+  depend on how many processes hold them. :class:`~benchgen_agents.data_parallel.in_process.InProcessGroup`
+  runs one process's share in the unit's own process, without Ray.
+
 Ray actors rather than Ray Train: the unit's process must stay the one that records episodes
 (sealed reports) and writes benchgen's checkpoints, which Ray Train would move into its own
 worker loop and checkpoint store; the actors give that with Ray's placement and failure
@@ -109,6 +118,24 @@ class WorkerProgram(abc.ABC):
         synchronized state, identical on every rank; None: the program's fresh start, which
         must then be the same on every rank, e.g. drawn from a seed shared by all)."""
 
+    def setup_hosted(
+        self,
+        envs: list,
+        virtual: list[int],
+        virtual_workers: int,
+        rank: int,
+        world_size: int,
+        averager: GradientAverager,
+        state: Any,
+        seeds: list[int],
+    ) -> None:
+        """Build the learner over ``envs``, the environments of the virtual workers ``virtual``
+        (of ``virtual_workers`` in all) this process hosts, each seeded with its ``seeds`` entry.
+        The default is one worker per process: :meth:`setup` with the one env."""
+        if len(envs) != 1 or virtual_workers != world_size:
+            raise NotImplementedError(f"{type(self).__name__} hosts one worker per process (virtual_workers=workers)")
+        self.setup(envs[0], rank, world_size, averager, state, seeds[0])
+
     @abc.abstractmethod
     def play_round(self, plan: RoundPlan) -> dict[str, float]:
         """Play ``plan.steps`` vector steps and (``plan.learn``) update with averaged gradients;
@@ -149,6 +176,23 @@ class GradientAverager:
             g.copy_(flat[offset : offset + g.numel()].view_as(g))
             offset += g.numel()
 
+    def sum(self, parameters) -> None:
+        """Replace every parameter's gradient by its sum over the workers (one flat all-reduce):
+        the processes' accumulated gradients of their hosted virtual workers, which the program
+        then divides by the number of virtual workers."""
+        grads = [p.grad for p in parameters if p.grad is not None]
+        if not grads or self.world_size == 1:
+            return
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        start = time.perf_counter()
+        dist.all_reduce(flat, op=dist.ReduceOp.SUM)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        offset = 0
+        for g in grads:
+            g.copy_(flat[offset : offset + g.numel()].view_as(g))
+            offset += g.numel()
+
     def ddp_hook(self, state, bucket):  # no annotations: DDP checks them, and they are strings here
         """A ``DistributedDataParallel`` communication hook (``state`` unused): the same mean,
         timed, done in place (synchronously) on each ``dist.GradBucket`` DDP hands over;
@@ -168,9 +212,16 @@ class GradientAverager:
 
 
 def worker_seed(unit_seed: int, steps_done: int, rank: int, restart: int) -> int:
-    """A seed per worker, different after every resume and every restart (fresh environments
-    should not replay the episodes they began with)."""
+    """A seed per worker (``rank``: the virtual worker's index where processes host several),
+    different after every resume and every restart (fresh environments should not replay the
+    episodes they began with); independent of how many processes share the workers."""
     return int(np.random.SeedSequence([int(unit_seed), int(steps_done), int(rank), int(restart)]).generate_state(1)[0])
+
+
+def hosted_share(rank: int, workers: int, virtual_workers: int) -> list[int]:
+    """The virtual workers process ``rank`` of ``workers`` hosts: a contiguous share, sizes
+    differing by at most one (4 over 2: [0, 1] and [2, 3])."""
+    return list(range(rank * virtual_workers // workers, (rank + 1) * virtual_workers // workers))
 
 
 def _is_loopback(host: str) -> bool:
@@ -218,18 +269,41 @@ def rendezvous_store(host: str, port: int, rank: int, world_size: int, timeout_s
 
 
 class DataParallelWorker:
-    """One worker (a Ray actor): its environments, its collector, its place in the process group."""
+    """One worker process (a Ray actor, or the unit's own process for an
+    :class:`~benchgen_agents.data_parallel.in_process.InProcessGroup`): the environments and
+    collectors of the virtual workers it hosts (one, by default: itself), its place in the
+    process group."""
 
     def __init__(
-        self, program: WorkerProgram, env_factory, rank: int, world_size: int, num_envs: int, seed: int, threads: int
+        self,
+        program: WorkerProgram,
+        env_factory,
+        rank: int,
+        world_size: int,
+        num_envs: int,
+        seed: int,
+        threads: int,
+        hosted: list[int] | None = None,
+        virtual_workers: int | None = None,
+        seeds: list[int] | None = None,
     ):
         # A failure here is kept for ready(), where Ray reports it as the exception it was (a
         # constructor's exception only comes back as "the actor died").
         self._init_error: Exception | None = None
         self.program, self.rank, self.world_size, self.seed = program, int(rank), int(world_size), int(seed)
+        self.hosted = list(hosted) if hosted is not None else [self.rank]
+        self.virtual_workers = int(virtual_workers or world_size)
+        self.seeds = list(seeds) if seeds is not None else [self.seed]
+        self.envs: list[Any] = []
+        self.collectors: list[Any] = []
         try:
-            torch.set_num_threads(max(1, int(threads)))
-            self.env, self.collector = env_factory(num_envs, self.seed, worker=rank, workers=world_size)
+            if threads:
+                torch.set_num_threads(max(1, int(threads)))
+            for virtual, seed_v in zip(self.hosted, self.seeds, strict=True):
+                env, collector = env_factory(num_envs, seed_v, worker=virtual, workers=self.virtual_workers)
+                self.envs.append(env)
+                self.collectors.append(collector)
+            self.env, self.collector = self.envs[0], self.collectors[0]
         except Exception as exc:
             self._init_error = exc
 
@@ -241,7 +315,7 @@ class DataParallelWorker:
         if pid_dir:
             Path(pid_dir).mkdir(parents=True, exist_ok=True)
             (Path(pid_dir) / f"rank{self.rank}.pid").write_text(str(os.getpid()))
-        return int(self.env.num_envs), os.getpid()
+        return sum(int(env.num_envs) for env in self.envs), os.getpid()
 
     def address(self) -> tuple[str, int]:
         """Where the process group meets (asked of rank 0): this node's address (127.0.0.1 on a
@@ -265,16 +339,34 @@ class DataParallelWorker:
             world_size=self.world_size,
             timeout=datetime.timedelta(seconds=timeout_s),
         )
-        self.averager = GradientAverager(self.world_size)
-        self.program.setup(self.env, self.rank, self.world_size, self.averager, state, self.seed)
+        self.setup(state)
 
-    def play_round(self, plan: RoundPlan) -> tuple[Any, dict[str, float], Any]:
-        """(sealed episode report, statistics, rank 0's state or None) of one round."""
+    def setup(self, state: Any) -> None:
+        """Build the program's learner over the hosted environments (the process group, if
+        any, is up)."""
+        if self._init_error is not None:
+            raise self._init_error
+        self.averager = GradientAverager(self.world_size)
+        self.program.setup_hosted(
+            self.envs,
+            self.hosted,
+            self.virtual_workers,
+            self.rank,
+            self.world_size,
+            self.averager,
+            state,
+            self.seeds,
+        )
+
+    def play_round(self, plan: RoundPlan) -> tuple[list[Any], dict[str, float], Any]:
+        """(sealed episode reports of the hosted virtual workers in their order, statistics,
+        rank 0's state or None) of one round."""
         start, comm = time.perf_counter(), self.averager.seconds
         stats = dict(self.program.play_round(plan))
         stats["round_seconds"] = time.perf_counter() - start
         stats["communication_seconds"] = self.averager.seconds - comm
-        return self.collector.report(), stats, self.program.state() if self.rank == 0 else None
+        reports = [collector.report() for collector in self.collectors]
+        return reports, stats, self.program.state() if self.rank == 0 else None
 
     def last_batch(self) -> Any:
         return self.program.last_batch()
@@ -298,7 +390,8 @@ class RoundResult:
     """What a completed round gives the driver."""
 
     reports: list[Any]
-    """Each worker's sealed episode report, in rank order (for ``ctx.report_remote_episodes``)."""
+    """Each virtual worker's sealed episode report, in virtual order (for
+    ``ctx.report_remote_episodes``)."""
     stats: list[dict[str, float]]
     """Each worker's statistics, in rank order."""
     state: Any
@@ -329,9 +422,14 @@ class DataParallelGroup:
         max_restarts: int = 3,
         timeout_s: float = 600.0,
         pid_dir: str | None = None,
+        virtual_workers: int | None = None,
     ):
         self.ray, self.env_factory, self.program = ray, env_factory, program
         self.workers, self.envs_per_worker = int(workers), int(envs_per_worker)
+        #: the algorithm's workers, hosted ``virtual_workers / workers`` to a process (None: one each)
+        self.virtual_workers = int(virtual_workers or workers)
+        if self.virtual_workers < self.workers:
+            raise ValueError(f"{self.workers} processes cannot share {self.virtual_workers} virtual workers")
         self.unit_seed, self.worker_cpus, self.worker_gpus = unit_seed, float(worker_cpus), float(worker_gpus)
         self.max_restarts, self.timeout_s, self.pid_dir = int(max_restarts), float(timeout_s), pid_dir
         #: restarts done so far (each after a lost worker)
@@ -366,8 +464,14 @@ class DataParallelGroup:
                 rank,
                 self.workers,
                 self.envs_per_worker,
-                worker_seed(self.unit_seed, steps_done, rank, self.restarts),
+                0,
                 threads,
+                hosted_share(rank, self.workers, self.virtual_workers),
+                self.virtual_workers,
+                [
+                    worker_seed(self.unit_seed, steps_done, v, self.restarts)
+                    for v in hosted_share(rank, self.workers, self.virtual_workers)
+                ],
             )
             for rank in range(self.workers)
         ]
@@ -432,7 +536,7 @@ class DataParallelGroup:
                     raise WorkerLost(f"rank {dead[0]} died") from None
                 self._get(done[0])
         answers = self.ray.get(refs)
-        return RoundResult([a[0] for a in answers], [a[1] for a in answers], answers[0][2])
+        return RoundResult([r for a in answers for r in a[0]], [a[1] for a in answers], answers[0][2])
 
     def _dead_ranks(self) -> list[int]:
         dead = []

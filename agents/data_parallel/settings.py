@@ -12,7 +12,7 @@ from benchgen.errors import UsageError
 @dataclasses.dataclass(frozen=True)
 class WorkerSettingsCheck:
     """``check_config(config, run)`` for an agent with ``workers``, ``worker_cpus`` and
-    ``envs_per_worker`` settings: refuses, before anything is written, more workers than a local
+    ``envs_per_worker`` settings (and, for one that accumulates gradients, ``virtual_workers``): refuses, before anything is written, more workers than a local
     run's machine can hold, and says in the plan how the agent will train."""
 
     agent: str
@@ -23,6 +23,14 @@ class WorkerSettingsCheck:
 
     def __call__(self, config: Any, run: Any) -> list[str]:
         workers = int(config.workers)
+        virtual = int(getattr(config, "virtual_workers", 0) or 0)
+        if virtual and workers <= 1:
+            return [
+                f"{self.agent}: {virtual} virtual workers x {config.envs_per_worker or 'one per task'} "
+                "sub-environments each, their gradients accumulated in this process and averaged at every "
+                "step (the update of as many data-parallel workers); --set workers=N spreads them over N "
+                "Ray processes, which changes the speed, not the update; fine-tuning units run in one process"
+            ]
         if workers == 0:
             if not self.paper_setup:
                 return []
@@ -40,6 +48,12 @@ class WorkerSettingsCheck:
                     "CPU), or run on a Ray cluster (--executor ray --address HOST:PORT)"
                 )
         envs = config.envs_per_worker or "one per task"
+        if virtual:
+            return [
+                f"{self.agent}: {virtual} virtual workers x {envs} sub-environments each, hosted by {workers} "
+                "data-parallel processes (Ray actors), gradients accumulated and averaged at every step "
+                "(torch.distributed); fine-tuning units run in one process"
+            ]
         return [
             f"{self.agent}: {workers} data-parallel workers (Ray actors) x {envs} sub-environments each, "
             "gradients averaged at every step (torch.distributed); fine-tuning units run in one process"

@@ -248,7 +248,7 @@ class PPOAgent(Agent):
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         if ctx.finished:
             return
-        if self.config.workers and not ctx.fine_tuning:
+        if (self.config.workers or self.config.virtual_workers) and not ctx.fine_tuning:
             self._learn_data_parallel(ctx)
             return
         vec: VecEnv = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
@@ -276,7 +276,7 @@ class PPOAgent(Agent):
         )
 
     def _learn_data_parallel(self, ctx: TrainingContext) -> None:
-        """``config.workers`` data-parallel workers (:mod:`benchgen_agents.ppo.data_parallel`),
+        """Data-parallel virtual workers (:mod:`benchgen_agents.ppo.data_parallel`),
         started from the loaded or previous policy, else a fresh one drawn from the unit's seed;
         the env ``learn`` was given is not stepped (each worker builds its own)."""
         from benchgen_agents.ppo.data_parallel import cpu_copy, learn_data_parallel

@@ -89,17 +89,28 @@ class PPOConfig:
     """Write SB3's training statistics to TensorBoard every this many rollouts."""
 
     # -- data-parallel training (benchgen_agents.data_parallel; Nichol et al. 2018, joint PPO) ---
+    virtual_workers: int = 0
+    """The paper's workers, the math of a learning unit other than fine-tuning: each plays its own
+    ``envs_per_worker`` sub-environments, collects its own rollout of ``n_steps`` per
+    sub-environment, shuffles it into its own minibatches of ``batch_size`` (advantages normalized
+    per minibatch), and at every gradient step the update averages their minibatch gradients
+    (gradient accumulation over however many processes host them: ``workers``). Joint PPO on
+    Sonic: 188 (Nichol et al. 2018, section 4.5). 0: one per process (``workers``); with
+    ``workers`` 0 too, one PPO over all the unit's sub-environments (benchgen's fallback for small
+    runs, not the paper's joint setup). Fine-tuning units always run as one regular PPO."""
     workers: int = 0
-    """Data-parallel workers (Ray actors) of a learning unit other than fine-tuning: each plays its
-    own ``envs_per_worker`` sub-environments, collects its own rollout of ``n_steps`` per
-    sub-environment and takes ``n_epochs`` passes of minibatches of ``batch_size`` over it, and
-    the workers average their gradients at every step (torch.distributed), so all hold the same
-    weights. 0: one process, one PPO over all the unit's sub-environments (benchgen's fallback
-    for small runs, not the paper's joint setup). Joint PPO on Sonic: 188 (Nichol et al. 2018,
-    section 4.5). Fine-tuning units always run in one process, as the paper's regular PPO."""
+    """Processes hosting the virtual workers, a contiguous share each: speed only, the update is
+    the same up to the order of float sums. 0 or 1: the unit's own process (no Ray); N > 1: N Ray
+    actors averaging over torch.distributed. With ``virtual_workers`` 0, each process is one
+    worker (``workers`` is then the worker count too)."""
     envs_per_worker: int | None = None
-    """Sub-environments per worker (None: enough for every task of the unit to have one, i.e.
-    ceil(tasks / workers); with the paper's 188 workers on 47 levels, 1)."""
+    """Sub-environments per virtual worker (None: enough for every task of the unit to have one,
+    i.e. ceil(tasks / virtual workers); with the paper's 188 workers on 47 levels, 1)."""
+    rollout_memory_gib: float = 4.0
+    """Rollout observations a process keeps in memory, in GiB (uint8 frames as they are); beyond
+    it, its virtual workers' rollouts go to memory-mapped files under the unit's directory (188
+    Sonic workers x 8192 steps of 84x84x4 frames: 43 GiB a round), removed when the unit ends.
+    A run whose disk cannot hold them is refused with what it needs."""
     worker_cpus: float = 1.0
     """CPUs Ray reserves for each worker (0.5 lets two workers share a CPU); its torch threads."""
     worker_restarts: int = 3
@@ -125,16 +136,28 @@ class PPOConfig:
             raise ValueError("learning_rate, clip_range and reward_scale must be positive")
         if not (0 <= self.gamma <= 1 and 0 <= self.gae_lambda <= 1):
             raise ValueError("gamma and gae_lambda must lie in [0, 1]")
-        if self.workers < 0 or self.worker_restarts < 0:
-            raise ValueError("workers and worker_restarts must be >= 0 (workers=0: one process)")
+        if self.workers < 0 or self.worker_restarts < 0 or self.virtual_workers < 0:
+            raise ValueError("workers, virtual_workers and worker_restarts must be >= 0 (workers=0: one process)")
+        if self.virtual_workers and self.workers > self.virtual_workers:
+            raise ValueError(
+                f"workers={self.workers} processes cannot share virtual_workers={self.virtual_workers}: "
+                "set workers at most virtual_workers"
+            )
+        if self.normalize and (self.workers or self.virtual_workers):
+            raise ValueError(
+                "normalize (VecNormalize) is not carried by data-parallel workers; set normalize=false, or "
+                "workers=0 and virtual_workers=0"
+            )
+        if not self.rollout_memory_gib >= 0:
+            raise ValueError("rollout_memory_gib must be >= 0")
         if self.envs_per_worker is not None and self.envs_per_worker < 1:
             raise ValueError("envs_per_worker must be a positive integer (or None: one per task)")
         if self.worker_cpus < 0 or not self.worker_timeout_s > 0:
             raise ValueError("worker_cpus must be >= 0 and worker_timeout_s positive")
-        if self.workers and self.target_kl is not None:
+        if (self.workers or self.virtual_workers) and self.target_kl is not None:
             raise ValueError(
                 "target_kl stops a worker's epochs early on its own data, which data-parallel workers "
-                "cannot do in step; set target_kl=None or workers=0"
+                "cannot do in step; set target_kl=None or workers=0 and virtual_workers=0"
             )
         if self.workers and self.normalize:
             raise ValueError(

@@ -30,12 +30,13 @@ def test_joint_specs_share_the_single_task_algorithms():
         base.factory,
         base.default_num_envs,
     )
-    # the single agent's suite settings, plus the paper's data-parallel setup (188 workers on Sonic)
+    # the single agent's suite settings, plus the paper's data-parallel setup (188 virtual workers on
+    # Sonic, hosted by however many processes run)
     sonic, atari = SonicSuite(), AtariSaberSuite()
     assert pj.algorithm == base.algorithm == "ppo"
     assert tuned_values(sonic, pj.algorithm, joint=True) == {
         **tuned_values(sonic, "ppo"),
-        "workers": 188,
+        "virtual_workers": 188,
         "envs_per_worker": 1,
     }
     assert tuned_values(atari, pj.algorithm, joint=True) == tuned_values(atari, "ppo")
@@ -249,12 +250,10 @@ def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
         "batch_size=32",
         "--set",
         "run.zeroshot_episodes=1",
-        # the paper's 188 workers do not fit this machine: 2 data-parallel workers (fine-tuning
-        # runs in one process)
+        # 2 virtual workers instead of the paper's 188 (each an emulator process), accumulated in the
+        # unit's own process (no workers setting: no Ray); fine-tuning runs one regular PPO
         "--set",
-        "workers=2",
-        "--set",
-        "worker_cpus=0.5",
+        "virtual_workers=2",
         "--num-envs",
         "1",
         "--out",

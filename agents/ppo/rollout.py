@@ -1,0 +1,182 @@
+"""One of joint PPO's workers (Nichol et al. 2018, section 4.5): its environments, its rollout, its
+randomness, and the PPO loss on its own minibatches.
+
+A :class:`VirtualWorker` is exactly one of the paper's 188 workers, whichever process hosts it
+(:mod:`benchgen_agents.ppo.data_parallel`): it plays its own environments (one training level
+each, assigned by the unit's remote-env factory from its index), collects its own rollout of
+``n_steps`` per sub-environment with GAE (Schulman et al. 2016) as stable-baselines3's
+``collect_rollouts`` and ``RolloutBuffer`` do, shuffles it into its own minibatches, and gives the
+gradient of the PPO loss (Schulman et al. 2017, eq. 9, as SB3's ``PPO.train`` computes it) on its
+i-th minibatch, with advantages normalized over that minibatch, as each MPI worker of OpenAI
+baselines' PPO does.
+
+Its randomness comes from its seed alone: actions are sampled with a ``torch.Generator`` of its
+own and minibatches shuffled with a ``numpy`` generator of its own, so a worker plays and learns
+the same whether its process hosts one worker or all of them.
+
+Rollouts are kept compactly: observations in their own dtype (uint8 frames stay uint8, a
+quarter of SB3's float32 buffer), in memory or, when the process's rollouts exceed
+``rollout_memory_gib``, in memory-mapped files under the unit's directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.utils import obs_as_tensor
+
+from benchgen_agents.ppo.vec_env import BenchgenVecEnv
+
+#: samples per forward/backward pass of a minibatch (the loss is summed over chunks, so a
+#: minibatch of 8192 Sonic frames never needs all of its activations at once)
+CHUNK = 1024
+
+
+def sample_actions(policy, obs: torch.Tensor, generator: torch.Generator):
+    """``policy.forward`` (SB3's ``ActorCriticPolicy``) with the action drawn from ``generator``
+    instead of torch's global one: (actions, values, log-probabilities)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        pi_features, vf_features = features
+        latent_pi = policy.mlp_extractor.forward_actor(pi_features)
+        latent_vf = policy.mlp_extractor.forward_critic(vf_features)
+    values = policy.value_net(latent_vf)
+    distribution = policy._get_action_dist_from_latent(latent_pi)  # noqa: SLF001
+    probs = distribution.distribution.probs
+    actions = torch.multinomial(probs.detach().cpu().double(), 1, generator=generator).squeeze(1).to(probs.device)
+    return actions, values.flatten(), distribution.log_prob(actions)
+
+
+class VirtualWorker:
+    """One paper worker: see the module docstring. ``storage``: a directory for memory-mapped
+    observation files (None: in memory)."""
+
+    def __init__(self, index: int, env, seed: int, config, storage: Path | None = None):
+        self.index, self.config = int(index), config
+        vec = BenchgenVecEnv(env, clip_reward=config.clip_reward, reward_scale=config.reward_scale)
+        # SB3's own wrapping (channel-last images transposed, VecTransposeImage), as PPO(...) does
+        self.vec = BaseAlgorithm._wrap_env(vec, verbose=0, monitor_wrapper=False)  # noqa: SLF001
+        vec.seed(seed)
+        self.n_envs = vec.num_envs
+        self.actions_rng = torch.Generator().manual_seed(int(seed))
+        self.shuffle_rng = np.random.default_rng(int(seed))
+        self.last_obs = self.vec.reset()
+        self.last_starts = np.ones(self.n_envs, dtype=np.float32)
+        n, e = config.n_steps, self.n_envs
+        space = self.vec.observation_space
+        dtype = np.uint8 if space.dtype == np.uint8 else np.float32  # SB3 learns from float32
+        shape = (n, e, *space.shape)
+        if storage is not None:
+            storage.mkdir(parents=True, exist_ok=True)
+            path = storage / f"virtual{self.index}.obs"
+            self.observations = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+        else:
+            self.observations = np.zeros(shape, dtype=dtype)
+        self.actions = np.zeros((n, e), dtype=np.int64)
+        self.rewards, self.values, self.log_probs, self.starts, self.advantages, self.returns = (
+            np.zeros((n, e), dtype=np.float32) for _ in range(6)
+        )
+        #: steps of the last rollout (the budget's last round may play fewer than ``n_steps``)
+        self.steps = 0
+
+    # -- the rollout (SB3's collect_rollouts) ---------------------------------------------------
+    @torch.no_grad()
+    def collect(self, policy, steps: int) -> None:
+        """Play ``steps`` vector steps with ``policy`` and compute GAE advantages and returns."""
+        policy.set_training_mode(False)
+        device, gamma = policy.device, self.config.gamma
+        for t in range(steps):
+            obs = obs_as_tensor(self.last_obs, device)
+            actions, values, log_probs = sample_actions(policy, obs, self.actions_rng)
+            chosen = actions.cpu().numpy()
+            new_obs, rewards, dones, infos = self.vec.step(chosen)
+            rewards = rewards.astype(np.float32)
+            for i in np.flatnonzero(dones):
+                # a time-limit truncation bootstraps the value of the episode's last observation
+                if infos[i].get("terminal_observation") is not None and infos[i].get("TimeLimit.truncated", False):
+                    terminal = policy.obs_to_tensor(infos[i]["terminal_observation"])[0]
+                    rewards[i] += gamma * policy.predict_values(terminal)[0].item()
+            self.observations[t] = self.last_obs
+            self.actions[t], self.rewards[t] = chosen, rewards
+            self.values[t], self.log_probs[t] = values.cpu().numpy(), log_probs.cpu().numpy()
+            self.starts[t] = self.last_starts
+            self.last_obs, self.last_starts = new_obs, dones.astype(np.float32)
+        self.steps = steps
+        last_values = policy.predict_values(obs_as_tensor(self.last_obs, device)).flatten().cpu().numpy()
+        self._gae(last_values, self.last_starts)
+
+    def _gae(self, last_values: np.ndarray, dones: np.ndarray) -> None:
+        """Generalized advantage estimation over the rollout (SB3's
+        ``RolloutBuffer.compute_returns_and_advantage``)."""
+        c, n = self.config, self.steps
+        last = np.zeros(self.n_envs, dtype=np.float32)
+        for t in reversed(range(n)):
+            if t == n - 1:
+                not_done, next_values = 1.0 - dones, last_values
+            else:
+                not_done, next_values = 1.0 - self.starts[t + 1], self.values[t + 1]
+            delta = self.rewards[t] + c.gamma * next_values * not_done - self.values[t]
+            last = delta + c.gamma * c.gae_lambda * not_done * last
+            self.advantages[t] = last
+        self.returns[:n] = self.advantages[:n] + self.values[:n]
+
+    # -- minibatches and the loss (SB3's PPO.train) ---------------------------------------------
+    def minibatches(self) -> list[np.ndarray]:
+        """One epoch's minibatches: a shuffle of this worker's rollout (flat index ``env * n_steps
+        + step``, SB3's order) cut into ``batch_size`` pieces, the last one possibly shorter."""
+        size = self.steps * self.n_envs
+        order = self.shuffle_rng.permutation(size)
+        return [order[start : start + self.config.batch_size] for start in range(0, size, self.config.batch_size)]
+
+    def batch(self, flat: np.ndarray, device) -> dict[str, torch.Tensor]:
+        """The rollout's entries at flat indices ``flat`` as tensors."""
+        env, step = np.divmod(flat, self.steps)
+        return {
+            "observations": torch.as_tensor(np.asarray(self.observations[step, env]), device=device),
+            "actions": torch.as_tensor(self.actions[step, env], device=device),
+            "old_values": torch.as_tensor(self.values[step, env], device=device),
+            "old_log_probs": torch.as_tensor(self.log_probs[step, env], device=device),
+            "advantages": torch.as_tensor(self.advantages[step, env], device=device),
+            "returns": torch.as_tensor(self.returns[step, env], device=device),
+        }
+
+    def backward(self, policy, flat: np.ndarray, clip_range: float, scale: float) -> dict[str, float]:
+        """Add ``scale`` times the gradient of this worker's PPO loss on minibatch ``flat`` to the
+        policy's gradients (``loss.backward``: gradients accumulate); returns its statistics."""
+        c, size = self.config, len(flat)
+        advantages = torch.as_tensor(self.advantages[np.divmod(flat, self.steps)[::-1]], device=policy.device)
+        mean, std = advantages.mean(), advantages.std() if size > 1 else None
+        stats = {"policy_gradient_loss": 0.0, "value_loss": 0.0, "entropy_loss": 0.0, "clip_fraction": 0.0}
+        kl = 0.0
+        for start in range(0, size, CHUNK):
+            b = self.batch(flat[start : start + CHUNK], policy.device)
+            values, log_prob, entropy = policy.evaluate_actions(b["observations"], b["actions"])
+            adv = b["advantages"]
+            if c.normalize_advantage and size > 1:
+                adv = (adv - mean) / (std + 1e-8)
+            ratio = torch.exp(log_prob - b["old_log_probs"])
+            policy_loss = -torch.min(adv * ratio, adv * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)).sum() / size
+            value_loss = ((b["returns"] - values.flatten()) ** 2).sum() / size
+            entropy_loss = -entropy.sum() / size
+            loss = policy_loss + c.ent_coef * entropy_loss + c.vf_coef * value_loss
+            (loss * scale).backward()
+            with torch.no_grad():
+                log_ratio = log_prob - b["old_log_probs"]
+                kl += float(((torch.exp(log_ratio) - 1) - log_ratio).sum()) / size
+                stats["clip_fraction"] += float((torch.abs(ratio - 1) > clip_range).float().sum()) / size
+            stats["policy_gradient_loss"] += policy_loss.item()
+            stats["value_loss"] += value_loss.item()
+            stats["entropy_loss"] += entropy_loss.item()
+        stats["approx_kl"] = kl
+        stats["loss"] = (
+            stats["policy_gradient_loss"] + c.ent_coef * stats["entropy_loss"] + c.vf_coef * stats["value_loss"]
+        )
+        return stats
+
+    def close(self) -> None:
+        self.vec.close()
