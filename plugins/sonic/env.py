@@ -16,11 +16,18 @@ frame; we render only the frame the agent sees):
 The agent sees the 224x320 RGB screen and the reward. ``info`` is empty except on the last
 step of an episode, which carries the episode's facts under :data:`EPISODE_INFO_KEY`; the
 vector env removes that key before an agent sees it. RAM values never appear in ``info``.
+
+For agents that declare emulator capabilities the worker also answers ``emulator_command`` calls
+(the RAM, save and restore of the whole state, simulated timesteps; :mod:`benchgen_sonic.emulators`).
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
+import os
+import pickle
+import zlib
 from typing import Any
 
 import gymnasium as gym
@@ -39,6 +46,11 @@ from benchgen_sonic.protocol import SonicProtocol
 
 #: key of the episode facts in the ``info`` of an episode's last step (private to the suite)
 EPISODE_INFO_KEY = "_sonic_episode"
+
+#: what the vector env may call in a worker (``emulator_command``)
+_EMULATOR_COMMANDS = frozenset(
+    {"emulator_ram", "clone_emulator", "restore_emulator", "simulate_step", "emulator_state_key"}
+)
 
 #: the Genesis pad, in stable-retro's button order (the 12-button binary action of the paper)
 BUTTONS: tuple[str, ...] = ("B", "A", "MODE", "START", "UP", "DOWN", "LEFT", "RIGHT", "C", "Y", "X", "Z")
@@ -109,6 +121,8 @@ class SonicLevelEnv(gym.Env):
         self._timesteps = 0
         self._frames = 0
         self._last_obs: np.ndarray | None = None
+        #: (compressed, raw) of the last state cloned or restored
+        self._state_cache: tuple[bytes, bytes] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Load the level's save state; ``seed`` seeds the sticky-action generator."""
@@ -128,24 +142,7 @@ class SonicLevelEnv(gym.Env):
         """Hold ``action`` (12 buttons) for ``frame_skip`` frames, with sticky frame skip."""
         if self._last_obs is None:
             raise RuntimeError("call reset() before step()")
-        buttons = self._retro.action_to_array(np.asarray(action))[0]
-        # Sticky frame skip: draw every step but the first after a reset, so the random stream
-        # does not depend on the actions; with prob. sticky_prob the first frame keeps the old
-        # buttons, and the new ones apply from the second frame on.
-        delayed = self._previous_buttons is not None and self.np_random.random() < self.protocol.sticky_prob
-        reward, end = 0.0, None
-        for frame in range(self.protocol.frame_skip):
-            applied = self._previous_buttons if (delayed and frame == 0) else buttons
-            self.emulator.set_button_mask(applied, 0)
-            self.emulator.step()
-            self._frames += 1
-            frame_reward, end = self._tracker.frame(self._ram)
-            reward += frame_reward
-            if end is not None:  # the episode ends on this frame; skip the rest of the step
-                break
-        self._previous_buttons = buttons
-        self._timesteps += 1
-
+        reward, end = self._advance(self._retro.action_to_array(np.asarray(action))[0])
         terminated = end in (COMPLETED, LIFE_LOST, SPECIAL_STAGE)
         truncated = not terminated and self._timesteps >= self.protocol.max_timesteps
         if truncated:
@@ -164,10 +161,85 @@ class SonicLevelEnv(gym.Env):
             }
         return obs, float(reward), terminated, truncated, info
 
+    def _advance(self, buttons: np.ndarray) -> tuple[float, str | None]:
+        """One timestep of ``buttons`` (a real step or a simulated one): the reward and the end
+        reason the tracker found, if any (the time limit is the caller's)."""
+        # Sticky frame skip: draw every step but the first after a reset, so the random stream
+        # does not depend on the actions; with prob. sticky_prob the first frame keeps the old
+        # buttons, and the new ones apply from the second frame on.
+        delayed = self._previous_buttons is not None and self.np_random.random() < self.protocol.sticky_prob
+        reward, end = 0.0, None
+        for frame in range(self.protocol.frame_skip):
+            applied = self._previous_buttons if (delayed and frame == 0) else buttons
+            self.emulator.set_button_mask(applied, 0)
+            self.emulator.step()
+            self._frames += 1
+            frame_reward, end = self._tracker.frame(self._ram)
+            reward += frame_reward
+            if end is not None:  # the episode ends on this frame; skip the rest of the step
+                break
+        self._previous_buttons = buttons
+        self._timesteps += 1
+        return reward, end
+
+    # -- emulator capabilities (benchgen_sonic.emulators reads them in the worker process) -----
     def emulator_ram(self) -> np.ndarray:
-        """The Genesis work RAM (64 KiB), for agents that declare the ``ram`` capability
-        (:mod:`benchgen.capabilities`; the vector env reads it through ``call``)."""
+        """The Genesis work RAM (64 KiB), for agents that declare the ``ram`` capability."""
         return np.array(self._retro.get_ram(), dtype=np.uint8)
+
+    def clone_emulator(self) -> tuple[bytes, tuple]:
+        """Everything a timestep depends on: the emulator's save state (``em.get_state()``, about
+        1 MB, zlib-compressed to about 11 KB), the reward tracker's episode values, the buttons of
+        the last timestep (sticky frame skip), the counters and the sticky-action generator."""
+        raw = self.emulator.get_state()
+        packed = zlib.compress(raw, 1)
+        self._state_cache = (packed, raw)
+        return packed, self._python_state()
+
+    def restore_emulator(self, state: tuple[bytes, tuple]) -> None:
+        """Go back to a :meth:`clone_emulator` state (of this level)."""
+        packed, (tracker, previous, timesteps, frames, generator) = state
+        cached = self._state_cache
+        raw = cached[1] if cached is not None and cached[0] == packed else zlib.decompress(packed)
+        self._state_cache = (packed, raw)  # planners restore one state many times in a row
+        self.emulator.set_state(raw)
+        self._tracker.restore(tracker)
+        self._previous_buttons = None if previous is None else previous.copy()
+        self._timesteps, self._frames = timesteps, frames
+        self.np_random.bit_generator.state = generator
+
+    def simulate_step(self, mask: int) -> tuple[float, bool]:
+        """One timestep of button mask ``mask`` as :meth:`step` plays it (sticky frame skip, the
+        contest reward), without rendering or recording: ``(reward, the level ended)``, where an
+        end is completion, a lost life or a special stage (the time limit is not counted)."""
+        reward, end = self._advance(self._retro.action_to_array(mask_to_buttons(mask))[0])
+        return float(reward), end is not None
+
+    def emulator_state_key(self) -> bytes:
+        """A 128-bit digest of the work RAM, the tracker's episode values but its frame count, and
+        the buttons held: equal for equal game states, frame counters aside (the planners'
+        duplicate test; the save state itself is no key, it holds sound buffers that differ
+        between two emulations of the same frames)."""
+        tracker = self._tracker.snapshot()
+        kept = tuple(v for name, v in zip(self._tracker.EPISODE_VALUES, tracker, strict=True) if name != "frames")
+        previous = None if self._previous_buttons is None else self._previous_buttons.tobytes()
+        digest = hashlib.blake2b(self._retro.get_ram().tobytes(), digest_size=16)
+        digest.update(pickle.dumps((kept, previous)))
+        return digest.digest()
+
+    def emulator_command(self, pid: int, name: str, *args: Any) -> Any:
+        """``name(*args)`` (one of the methods above) if this is worker process ``pid``, else
+        None: the vector env broadcasts a call to every worker, and one answers."""
+        if os.getpid() != pid:
+            return None
+        if name not in _EMULATOR_COMMANDS:
+            raise ValueError(f"unknown emulator command {name!r}")
+        return getattr(self, name)(*args)
+
+    def _python_state(self) -> tuple:
+        previous = None if self._previous_buttons is None else self._previous_buttons.copy()
+        generator = self.np_random.bit_generator.state
+        return self._tracker.snapshot(), previous, self._timesteps, self._frames, generator
 
     def render(self):
         """The last screen (``render_mode="rgb_array"``); None otherwise."""

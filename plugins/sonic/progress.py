@@ -56,6 +56,30 @@ class ProgressTracker:
         self.bonus = 0.0
         self.frames = 0
 
+    #: the per-episode values, what a saved state of the level carries besides the emulator's
+    #: (``act`` and ``screen_x`` exist on levels whose x restarts at an act change)
+    EPISODE_VALUES: tuple[str, ...] = (
+        "progress",
+        "max_progress",
+        "bonus",
+        "frames",
+        "offset_x",
+        "end_dx",
+        "lives",
+        "act",
+        "screen_x",
+    )
+
+    def snapshot(self) -> tuple:
+        """The :data:`EPISODE_VALUES` now (None for those this level does not keep)."""
+        return tuple(getattr(self, name, None) for name in self.EPISODE_VALUES)
+
+    def restore(self, values: tuple) -> None:
+        """Go back to a :meth:`snapshot`."""
+        for name, value in zip(self.EPISODE_VALUES, values, strict=True):
+            if value is not None:
+                setattr(self, name, value)
+
     @property
     def score(self) -> float:
         """The episode's total reward so far, in closed form (no floating-point drift from

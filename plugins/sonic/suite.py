@@ -88,8 +88,11 @@ class SonicSuite(Suite):
         check_level_files(level.game, level.state)
 
     def capabilities(self) -> frozenset[str]:
-        """The Genesis RAM (``benchgen_sonic.vector.SonicEmulators`` says what is not offered)."""
-        return frozenset({"ram"})
+        """The Genesis RAM and state clone/restore (``benchgen_sonic.emulators`` says why not the
+        palette screen)."""
+        from benchgen_sonic.emulators import SONIC_CAPABILITIES
+
+        return SONIC_CAPABILITIES
 
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> SonicVectorEnv:
         """One worker process per task; ``mode`` does not change the protocol. Observations are

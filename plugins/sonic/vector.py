@@ -25,9 +25,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode
 
-from benchgen.capabilities import Emulators
 from benchgen.cpu_affinity import pin_workers as _pin
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
+from benchgen_sonic.emulators import SonicEmulators
 from benchgen_sonic.env import (
     BUTTON_MASKS,
     BUTTONS,
@@ -165,7 +165,8 @@ class SonicVectorEnv(SuiteVectorEnv):
         return ends
 
     def emulators(self) -> SonicEmulators:
-        """The ``ram`` capability (:class:`SonicEmulators`)."""
+        """The ``ram`` and ``clone_state`` capabilities, actions being button masks
+        (:class:`~benchgen_sonic.emulators.SonicEmulators`)."""
         if getattr(self, "_emulators", None) is None:
             self._emulators = SonicEmulators(self)
         return self._emulators
@@ -173,23 +174,3 @@ class SonicVectorEnv(SuiteVectorEnv):
     def close_extras(self, **kwargs):
         """Stop the worker processes."""
         self._vec.close(**kwargs)
-
-
-class SonicEmulators(Emulators):
-    """What the Sonic suite offers agents that declare capabilities (:mod:`benchgen.capabilities`):
-    ``ram``, each worker's Genesis work RAM (64 KiB), read in the worker process.
-
-    Not offered: ``palette_screen`` (stable-retro renders RGB, not the VDP's palette indices),
-    ``clone_state`` (stable-retro saves and restores states, but a simulated step would have to
-    take the agent's action, which the suite's agent wrappers map to buttons above this env, and
-    carry the contest reward's per-episode state; not built yet) and ``frame_actions``."""
-
-    capabilities = frozenset({"ram"})
-
-    def __init__(self, env: SonicVectorEnv):
-        self._vec = env._vec
-        self.num_envs = env.num_envs
-        self.frames_per_step = env.frames_per_step
-
-    def ram(self, i: int) -> np.ndarray:
-        return self._vec.call("emulator_ram")[i]

@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from benchgen.agent import AgentNeeds
+from benchgen.capabilities import emulators_of
 from benchgen_sonic.env import button_mask
 
 #: the action set the paper gave Rainbow and PPO (its agent settings), and any agent that does not
@@ -74,6 +75,14 @@ class ButtonCombos(gym.vector.VectorActionWrapper):
 
     def actions(self, actions):
         return self._masks[np.asarray(actions, dtype=np.int64)]
+
+    def emulators(self):
+        """The emulators below (``benchgen_sonic.emulators``), simulating this wrapper's actions:
+        an agent plans with the combination indices it acts with."""
+        if getattr(self, "_emulators", None) is None:
+            inner = emulators_of(self.env)
+            self._emulators = None if inner is None else inner.for_actions(self._masks)
+        return self._emulators
 
 
 class AllowBacktracking(gym.vector.VectorWrapper):

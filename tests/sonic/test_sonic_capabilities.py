@@ -1,19 +1,26 @@
-"""The Sonic suite offers the ``ram`` capability (:mod:`benchgen.capabilities`), read in each worker
-process, on the free Airstriker test integration (``benchgen_sonic.testing``)."""
+"""The Sonic suite's emulator capabilities (:mod:`benchgen_sonic.emulators`), ``ram`` and
+``clone_state``, read in each worker process, on the free Airstriker test integration
+(``benchgen_sonic.testing``: the ship moves 5 pixels a frame to the right, 20 a timestep, and the
+level ends 100 pixels right of the start, 9000 reward for the whole way)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from benchgen.agent import AgentNeeds
 from benchgen.capabilities import emulators_of
 from benchgen_sonic.env import button_mask
 from benchgen_sonic.suite import SonicSuite
-from benchgen_sonic.testing import airstriker_level
+from benchgen_sonic.testing import airstriker_level, buttons
 from benchgen_sonic.vector import SonicVectorEnv
+from benchgen_sonic.wrappers import PAPER_COMBOS, agent_wrappers
+
+RIGHT, LEFT = PAPER_COMBOS.index(("RIGHT",)), PAPER_COMBOS.index(("LEFT",))
 
 
-def test_sonic_declares_ram_only():
-    assert SonicSuite().capabilities() == {"ram"}
+def test_sonic_declares_ram_and_clone_state():
+    assert SonicSuite().capabilities() == {"ram", "clone_state"}
 
 
 def test_each_worker_reads_its_own_ram():
@@ -29,5 +36,87 @@ def test_each_worker_reads_its_own_ram():
         moved, waited = em.ram(0), em.ram(1)
         assert not np.array_equal(moved, waited)
         assert not np.array_equal(moved, start)
+    finally:
+        env.close()
+
+
+def test_restore_replays_the_same_observations_rewards_and_sticky_draws(level_env):
+    """In one emulator: a restored state plays the same timesteps again, screens included, with the
+    protocol's sticky frame skip on (the generator is part of the state)."""
+    env = level_env(end_dx=1000, sticky_prob=0.5)
+    env.reset(seed=4)
+    for _ in range(3):
+        env.step(buttons("RIGHT"))
+    state, key = env.clone_emulator(), env.emulator_state_key()
+    plan = [buttons("LEFT"), buttons("RIGHT", "B"), buttons(), buttons("RIGHT"), buttons("DOWN")] * 2
+
+    def play():
+        out = [env.step(action)[:2] for action in plan]
+        return [obs for obs, _ in out], [reward for _, reward in out]
+
+    screens, rewards = play()
+    assert env.emulator_state_key() != key
+    env.restore_emulator(state)
+    assert env.emulator_state_key() == key
+    again_screens, again_rewards = play()
+    assert again_rewards == rewards and any(r != 0 for r in rewards)
+    assert all(np.array_equal(a, b) for a, b in zip(screens, again_screens, strict=True))
+    # simulated timesteps are the same timesteps, without the screens
+    env.restore_emulator(state)
+    mask = [int(np.dot(a, 1 << np.arange(12))) for a in plan]
+    assert [env.simulate_step(m)[0] for m in mask] == rewards
+
+
+def test_planning_in_a_sandbox_leaves_the_real_episode_as_it_was():
+    """Agent-side, through the suite's wrappers: the planners' actions are the paper's button
+    combinations, simulated with the contest reward, and a sandbox changes nothing real."""
+    env = agent_wrappers(
+        SonicVectorEnv([airstriker_level()], seed=0, pin_workers=False), AgentNeeds(reward="benchmark")
+    )
+    try:
+        em = emulators_of(env)
+        assert em.capabilities == {"ram", "clone_state"} and em.frames_per_step == 4
+        real_actions = [RIGHT, LEFT, 6, RIGHT, RIGHT, 3, RIGHT]
+
+        def episode(plan: bool):
+            obs, _ = env.reset(seed=11)
+            seen, rewards = [obs], []
+            for action in real_actions:
+                if plan:
+                    with em.sandbox(0):
+                        start = em.clone_state(0)
+                        for _ in range(3):
+                            em.simulate(0, RIGHT)
+                        em.restore_state(0, start)
+                        em.simulate(0, LEFT)
+                obs, reward, *_ = env.step(np.array([action]))
+                seen.append(obs)
+                rewards.append(float(reward[0]))
+            return seen, rewards
+
+        plain_obs, plain_rewards = episode(plan=False)
+        planned_obs, planned_rewards = episode(plan=True)
+        assert planned_rewards == plain_rewards
+        assert all(np.array_equal(a, b) for a, b in zip(plain_obs, planned_obs, strict=True))
+
+        env.reset(seed=0)
+        with em.sandbox(0):
+            start, key = em.clone_state(0), em.state_key(0)
+            # the first timestep after a reset is never sticky: RIGHT flies 20 of the 100 pixels
+            assert em.simulate(0, RIGHT) == (pytest.approx(1800.0), False)
+            em.restore_state(0, start)
+            assert em.state_key(0) == key
+            assert em.simulate(0, LEFT) == (0.0, False)  # progress never goes below the start
+            em.restore_state(0, start)
+            done = [em.simulate(0, RIGHT)[1] for _ in range(5)]
+            assert done == [False] * 4 + [True]  # the fifth timestep completes the level
+            em.restore_state(0, start)
+            em.simulate(0, 4)  # DOWN
+            down = em.state_key(0)
+            em.restore_state(0, start)
+            em.simulate(0, 4)
+            assert em.state_key(0) == down  # the duplicate test: equal states, equal keys
+        with pytest.raises(RuntimeError, match="outside"):
+            em.simulate(0, RIGHT)
     finally:
         env.close()
