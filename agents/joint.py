@@ -6,13 +6,14 @@ A joint agent is the same algorithm as its single-task agent (same config class,
 the Sonic suite's holds the paper's distributed setups). What makes it joint is the runner's plan
 (``AgentSpec.joint = True``), per seed:
 
-1. a ``joint`` unit: one policy on the split's train tasks. With ``workers=N`` (on Sonic the
-   paper's: 188 for PPO), N data-parallel workers (:mod:`benchgen_agents.data_parallel`), each
-   with its own sub-environments (PPO: one training level each, cycled over the train tasks) and
-   its own rollouts, average their gradients at every step, as the paper's workers did; with
-   ``workers=0``, one process steps sub-environments cycled over the train tasks (at least one
-   per task) and takes one update per minibatch over all of them, a fallback the run's plan says
-   is not the paper's setup;
+1. a ``joint`` unit: one policy on the split's train tasks. Data-parallel workers
+   (:mod:`benchgen_agents.data_parallel`), each with its own sub-environments (PPO: one training
+   level each, cycled over the train tasks) and its own rollouts or replay, average their
+   gradients at every step, as the paper's workers did: for PPO ``virtual_workers`` of them (on
+   Sonic the paper's 188), accumulated in however many processes ``workers`` says (speed only);
+   for Rainbow ``workers`` Ray actors (on Sonic 32). With none, one process steps
+   sub-environments cycled over the train tasks (at least one per task) and takes one update per
+   minibatch over all of them, a fallback the run's plan says is not the paper's setup;
 2. ``zeroshot`` units: the joint policy, not learning, on every train and test task;
 3. with ``--finetune``, ``finetune`` units: each test task from the joint unit's final checkpoint,
    under the suite's test protocol, nothing shared between test tasks.
