@@ -163,3 +163,35 @@ def _scalar(directory: Path, tag: str) -> list[float]:
     acc = EventAccumulator(str(directory))
     acc.Reload()
     return [e.value for e in acc.Scalars(tag)]
+
+
+def _joint_weights(out: Path) -> dict:
+    import torch
+
+    units, _episodes = _store(out)
+    joint = next(u for u in units.values() if u["phase"] == "joint")
+    assert joint["status"] == "done"
+    return torch.load(out / joint["last_checkpoint"] / "ppo.pt", weights_only=True)["policy"]
+
+
+def test_one_process_and_two_train_the_same_joint_policy(tmp_path):
+    """Issue 29 item 5: ``virtual_workers`` is the math, ``workers`` the speed. One learned round
+    of 4 virtual workers (16 steps each, minibatches of 8, per-minibatch advantage normalization)
+    in the run's own process and in 2 Ray processes gives the same weights."""
+    import torch
+
+    budget = 4 * 16 * 4  # one round: 4 virtual workers x 1 sub-environment x 16 steps x 4 frames
+    weights = {}
+    for workers in (0, 2):
+        args = _args(tmp_path / f"run{workers}", budget)
+        args[args.index("workers=2")] = f"workers={workers}"
+        args[args.index("batch_size=32")] = "batch_size=8"
+        args += ["--set", "virtual_workers=4"]
+        proc = run_cli_subprocess(*args, plugins=PLUGINS)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "4 virtual workers" in proc.stderr
+        weights[workers] = _joint_weights(tmp_path / f"run{workers}")
+        _units, episodes = _store(tmp_path / f"run{workers}")
+        assert {e["env_index"] for e in episodes if e["phase"] == "joint"} <= {0, 1, 2, 3}
+    for key, value in weights[0].items():
+        torch.testing.assert_close(value, weights[2][key], rtol=1e-5, atol=1e-6, msg=key)
