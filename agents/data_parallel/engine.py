@@ -56,9 +56,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime
-import ipaddress
 import os
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -68,6 +66,11 @@ import torch
 import torch.distributed as dist
 
 from benchgen.errors import UsageError
+from benchgen_agents.data_parallel.rendezvous import (  # noqa: F401 - _loopback_interface: the engine's choice, read by tests
+    _listen,
+    _loopback_interface,
+    rendezvous_store,
+)
 
 RAY_MISSING = "Ray is not installed; pip install 'benchgen[ray]'"
 
@@ -166,28 +169,20 @@ class GradientAverager:
     def average(self, parameters) -> None:
         """Replace every parameter's gradient by its mean over the workers: one all-reduce of all
         gradients flattened into one buffer (the ``AllReduce(G)`` of Algorithm 2)."""
-        grads = [p.grad for p in parameters if p.grad is not None]
-        if not grads or self.world_size == 1:
-            return
-        flat = torch.cat([g.reshape(-1) for g in grads])
-        self._all_reduce_mean(flat)
-        offset = 0
-        for g in grads:
-            g.copy_(flat[offset : offset + g.numel()].view_as(g))
-            offset += g.numel()
+        self._flat_all_reduce(parameters, mean=True)
 
     def sum(self, parameters) -> None:
         """Replace every parameter's gradient by its sum over the workers (one flat all-reduce):
         the processes' accumulated gradients of their hosted virtual workers, which the program
         then divides by the number of virtual workers."""
+        self._flat_all_reduce(parameters, mean=False)
+
+    def _flat_all_reduce(self, parameters, mean: bool) -> None:
         grads = [p.grad for p in parameters if p.grad is not None]
         if not grads or self.world_size == 1:
             return
         flat = torch.cat([g.reshape(-1) for g in grads])
-        start = time.perf_counter()
-        dist.all_reduce(flat, op=dist.ReduceOp.SUM)
-        self.seconds += time.perf_counter() - start
-        self.calls += 1
+        self._all_reduce(flat, mean)
         offset = 0
         for g in grads:
             g.copy_(flat[offset : offset + g.numel()].view_as(g))
@@ -198,15 +193,16 @@ class GradientAverager:
         timed, done in place (synchronously) on each ``dist.GradBucket`` DDP hands over;
         returns a completed ``torch.futures.Future``."""
         buffer = bucket.buffer()
-        self._all_reduce_mean(buffer)
+        self._all_reduce(buffer, mean=True)
         future: torch.futures.Future = torch.futures.Future()
         future.set_result(buffer)
         return future
 
-    def _all_reduce_mean(self, tensor: torch.Tensor) -> None:
+    def _all_reduce(self, tensor: torch.Tensor, mean: bool) -> None:
         start = time.perf_counter()
         dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
-        tensor.div_(self.world_size)
+        if mean:
+            tensor.div_(self.world_size)
         self.seconds += time.perf_counter() - start
         self.calls += 1
 
@@ -222,50 +218,6 @@ def hosted_share(rank: int, workers: int, virtual_workers: int) -> list[int]:
     """The virtual workers process ``rank`` of ``workers`` hosts: a contiguous share, sizes
     differing by at most one (4 over 2: [0, 1] and [2, 3])."""
     return list(range(rank * virtual_workers // workers, (rank + 1) * virtual_workers // workers))
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def _loopback_interface() -> str:
-    """The name of this machine's loopback interface (``lo`` on Linux, ``lo0`` on macOS)."""
-    names = [name for _index, name in socket.if_nameindex()]
-    return next((name for name in names if name.startswith("lo")), "lo")
-
-
-def _listen(host: str) -> socket.socket:
-    """A listening socket for the process group's store, bound to ``host`` only (torch's
-    ``TCPStore`` server binds every interface when it opens its own socket)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.bind((host, 0))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def rendezvous_store(host: str, port: int, rank: int, world_size: int, timeout_s: float, listener=None):
-    """The process group's ``TCPStore``: rank 0 serves it on ``listener`` (a socket bound to
-    ``host`` alone, see :func:`_listen`), the other ranks connect to ``host:port``. On a loopback
-    ``host`` (a local Ray instance) the collectives' own sockets are kept on the loopback
-    interface too (``GLOO_SOCKET_IFNAME``/``NCCL_SOCKET_IFNAME``, unless already set)."""
-    if _is_loopback(host):
-        interface = _loopback_interface()
-        os.environ.setdefault("GLOO_SOCKET_IFNAME", interface)
-        os.environ.setdefault("NCCL_SOCKET_IFNAME", interface)
-    timeout = datetime.timedelta(seconds=timeout_s)
-    if rank == 0:
-        if listener is None:
-            raise RuntimeError("rank 0 serves the store on the socket its address() call opened")
-        return dist.TCPStore(host, port, world_size, True, timeout=timeout, master_listen_fd=listener.fileno())
-    return dist.TCPStore(host, port, world_size, False, timeout=timeout)
 
 
 class DataParallelWorker:
