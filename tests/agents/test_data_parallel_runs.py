@@ -127,13 +127,24 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_ends_whole(tmp_path):
     assert max(restarts) == 1.0
 
 
-def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path):
+#: 4 virtual workers of 1 sub-environment each, all in the run's own process (no Ray): the same
+#: 4 env indices and round size as 2 workers of 2
+IN_PROCESS = ["--set", "virtual_workers=4", "--set", "envs_per_worker=1"]
+
+
+@pytest.mark.parametrize("processes", ["two workers", "virtual workers in process"])
+def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path, processes):
     """Issue 27 item 6: Ray's own SIGTERM handler (installed when the workers' instance starts)
     aborted the run with exit 134; the run stops like any other instead: a checkpoint, exit 130,
-    and a resume that ends the run whole."""
+    and a resume that ends the run whole. The same for virtual workers hosted by the run's own
+    process, which resume from the round-boundary checkpoint with fresh seeds."""
     budget = 16 * ROUND_FRAMES
     out = tmp_path / "run"
-    proc = start_cli(*_args(out, budget), plugins=PLUGINS)
+    args = _args(out, budget)
+    if processes != "two workers":
+        args[args.index("workers=2")] = "workers=0"
+        args += IN_PROCESS
+    proc = start_cli(*args, plugins=PLUGINS)
     deadline = time.time() + 240
     try:
         while time.time() < deadline and proc.poll() is None:
