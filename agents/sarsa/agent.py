@@ -8,7 +8,7 @@ sub-environment: Sarsa(lambda) learns on one stream of experience. Training:
 
 1. the background (Basic, BASS, DISCO): ``background_samples`` steps of uniformly random play,
    each screen counted in a per-pixel colour histogram (:class:`BackgroundHistogram`);
-2. DISCO's classes: ``disco_samples`` more random steps whose screens' objects it counts;
+2. DISCO's classes: ``disco_samples`` more random steps whose screens' objects it sorts into classes;
 3. then, every step: the active features of the new screen, epsilon-greedy over ``Q`` (ties
    broken at random), and the Sarsa(lambda) update (:mod:`.learner`); at an episode's end
    (game over or the protocol's cap, as the papers' ALE ended episodes) the target is the reward
@@ -247,10 +247,8 @@ class SarsaAgent(Agent):
             "histogram_samples": None if self.histogram is None else self.histogram.samples,
             "bit_generator": self.rng.bit_generator.state,
         }
-        if hasattr(self.extractor, "finish"):  # DISCO: its samples' shape counts and its classes
+        if hasattr(self.extractor, "finish"):  # DISCO: its discovery so far and its classes
             state["disco"] = self.extractor.state()
-            if self.extractor.classes is not None:
-                arrays["disco_classes"] = self.extractor.classes
         np.savez(directory / ARRAYS_FILE, **arrays)
         (directory / STATE_FILE).write_text(json.dumps(state))
 
@@ -279,5 +277,4 @@ class SarsaAgent(Agent):
                 self.histogram = None
             if "disco" in state:
                 self.extractor.load_state(state["disco"])
-                self.extractor.classes = arrays["disco_classes"] if "disco_classes" in arrays.files else None
         self._streams = {}

@@ -6,6 +6,8 @@ Screens are palette indices (0..127), 210 x 160.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -165,9 +167,9 @@ def test_background_is_each_pixels_most_frequent_colour():
 def test_every_feature_set_gives_sorted_unique_indices_in_range(name):
     rng = np.random.default_rng(1)
     extractor = make_extractor(name, seed=0)
-    if name == "disco":  # its classes first, from sample screens
-        for _ in range(5):
-            extractor.observe(blob_screen(), blank())
+    if name == "disco":  # its classes first, from sample screens where the blobs move
+        for k in range(5):
+            extractor.observe(np.roll(blob_screen(), 3 * k, axis=1), blank())
         extractor.finish()
     for _ in range(3):
         x = rng.integers(0, 256, 128, dtype=np.uint8) if extractor.inputs == "ram" else blob_screen()
@@ -176,24 +178,141 @@ def test_every_feature_set_gives_sorted_unique_indices_in_range(name):
         assert np.all(np.diff(active) > 0) and active[0] >= 0 and active[-1] < extractor.num_features
 
 
-def test_disco_keeps_frequent_classes_and_tile_codes_their_positions():
+L_SHAPE = np.array([[1, 0], [1, 0], [1, 1]], dtype=bool)
+
+
+def put(screen: np.ndarray, shape: np.ndarray, row: int, column: int, colour: int = 5) -> None:
+    """Draw ``shape`` (a mask) on ``screen`` with its top-left corner at ``(row, column)``."""
+    h, w = shape.shape
+    screen[row : row + h, column : column + w][shape] = colour
+
+
+def square(n: int) -> np.ndarray:
+    return np.ones((n, n), dtype=bool)
+
+
+def shapes_of(classes) -> list:
+    return [[s.astype(int).tolist() for s in c.shapes] for c in classes]
+
+
+def test_disco_discovers_classes_by_shape_flips_and_size_then_filters_them():
+    """ALE paper A.3: class discovery, then filtering of infrequent and region-bound classes."""
     disco = DiscoFeatures()
     for k in range(10):
         screen = blank()
-        screen[10 + k : 13 + k, 20:24] = 5  # a 3 x 4 object of colour 5, on every sample screen
+        put(screen, L_SHAPE, 10, 20 + 2 * k)  # moves 2 pixels a screen: class 0
+        put(screen, square(5) if k < 9 else np.ones((5, 6), bool), 60, 40 + 3 * k)  # class 1
+        put(screen, np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool), 100, 100)  # never moves: dropped
         if k == 0:
-            screen[50:52, 50:52] = 9  # a 2 x 2 object of colour 9 on 10% of them: filtered out
+            put(screen, square(2), 180, 10)  # on 10% of the screens: dropped
+        if k >= 5:  # the L flipped left-right, in another colour, far away: an instance of class 0
+            put(screen, L_SHAPE[:, ::-1], 150, 20 + 2 * k, colour=7)
         disco.observe(screen, blank())
+    assert len(disco.found) == 4  # the L, the square, the plus, the 2 x 2 square
     disco.finish()
-    assert disco.classes.tolist() == [[5, 3, 4]]
+    flipped = [[0, 1], [0, 1], [1, 1]]
+    # the 5 x 6 rectangle holds the 5 x 5 square exactly, their areas within a factor 1.2: class 1
+    assert shapes_of(disco.classes) == [
+        [L_SHAPE.astype(int).tolist(), flipped],
+        [square(5).astype(int).tolist(), np.ones((5, 6), int).tolist()],
+    ]
+    assert [len(c.screens) for c in disco.classes] == [10, 10]
+
+
+def test_disco_follows_an_object_whose_shape_changes_as_it_moves():
+    """Discovery step 2: a shape within 10% of an object of the previous screen, at most 8 pixels
+    away, joins that object's class; the same change farther away starts a class of its own."""
+    solid = np.ones((4, 5), dtype=bool)
+    one_off = solid.copy()
+    one_off[0, 0] = False  # 1 pixel of 40 differs
+    two_off = one_off.copy()
+    two_off[0, 4] = False  # 2 of 40
+    disco = DiscoFeatures()
+    first = blank()
+    put(first, solid, 50, 50)  # centre (51, 52)
+    disco.observe(first, blank())
+    second = blank()
+    put(second, one_off, 53, 53)  # centre (54, 55): 3 pixels away
+    put(second, two_off, 50, 61)  # centre (51, 63): 11 pixels away
+    disco.observe(second, blank())
+    third = blank()
+    put(third, one_off, 150, 120)  # far from everything, but now a shape of class 0
+    disco.observe(third, blank())
+    assert shapes_of(disco.found) == [
+        [solid.astype(int).tolist(), one_off.astype(int).tolist()],
+        [two_off.astype(int).tolist()],
+    ]
+    assert [sorted(c.screens) for c in disco.found] == [[0, 1, 2], [1]]
+
+
+def merge_screens():
+    """11 moving objects on every screen: solid squares of sides 1 to 10 (no two comparable: their
+    areas differ by more than 1.2) and a 4 x 4 square with a corner missing, far from the solid one."""
+    notched = square(4)
+    notched[0, 0] = False
+    tops, row = [], 2
+    for n in range(1, 11):
+        tops.append(row)
+        row += n + 3
+    screens = []
+    for k in range(5):
+        screen = blank()
+        for n, top in zip(range(1, 11), tops, strict=True):
+            put(screen, square(n), top, 10 + 3 * k)
+        put(screen, notched, 150, 100 + 3 * k)
+        screens.append(screen)
+    return screens, notched
+
+
+def test_disco_merges_the_closest_classes_down_to_ten_and_tile_codes_them():
+    disco = DiscoFeatures()
+    screens, notched = merge_screens()
+    for screen in screens:
+        disco.observe(screen, blank())
+    assert len(disco.found) == 11
+    disco.finish()
+    # the notched square differs from the solid 4 x 4 in 1 pixel of 32: the one comparable pair
+    expected = [[square(n).astype(int).tolist()] for n in range(1, 11)]
+    expected[3].append(notched.astype(int).tolist())
+    assert shapes_of(disco.classes) == expected
+
     screen = blank()
-    screen[100:103, 50:54] = 5  # centre (101, 51)
-    screen[150:152, 10:12] = 9  # not a class: ignored
+    put(screen, notched, 100, 50)  # class 3, centre (101, 51)
     # tiling t of the 8 x 8 grid, shifted by t/8 of a tile: row 101 / 210 * 8 + t / 8, column 51 / 160 * 8 + t / 8
     rows, columns = [3, 3, 4, 4, 4, 4, 4, 4], [2, 2, 2, 2, 3, 3, 3, 3]
-    expected = [t * 81 + rows[t] * 9 + columns[t] for t in range(8)]
-    assert disco(screen, blank()).tolist() == expected
+    cells = [t * 81 + rows[t] * 9 + columns[t] for t in range(8)]
+    assert disco(screen, blank()).tolist() == [3 * 648 + c for c in cells]
+
+    disco.reset()
+    put(screen, square(1), 1, 1)  # class 0 at (1, 1), cell (0, 0) of every tiling; pair (0, 3) is pair 2
+    active = disco(screen, blank())
+    absolute = active[active < disco.absolute_size].tolist()
+    relative = active[(active >= disco.absolute_size) & (active < disco.absolute_size + disco.pair_size)]
+    velocity = active[active >= disco.absolute_size + disco.pair_size].tolist()
+    assert absolute == [t * 81 for t in range(8)] + [3 * 648 + c for c in cells]
+    assert len(relative) == 8 and all(2 * 648 <= r - disco.absolute_size < 3 * 648 for r in relative)
+    # no previous screen: relative velocity 0, the middle cell (4, 4) of the [-16, 16] box
+    assert velocity == [disco.absolute_size + disco.pair_size + 2 * 648 + t * 81 + 40 for t in range(8)]
     assert disco(blank(), blank()).tolist() == []  # no object: no feature
     none = DiscoFeatures()
     none.finish()  # no sample screens: no class, no feature
     assert none(screen, blank()).tolist() == []
+
+
+def test_disco_state_round_trips_mid_discovery_and_after():
+    screens, _ = merge_screens()
+    disco = DiscoFeatures()
+    for screen in screens[:2]:
+        disco.observe(screen, blank())
+    copy = DiscoFeatures()
+    copy.load_state(json.loads(json.dumps(disco.state())))
+    for extractor in (disco, copy):
+        for screen in screens[2:]:
+            extractor.observe(screen, blank())
+        extractor.finish()
+    assert shapes_of(copy.classes) == shapes_of(disco.classes)
+    restored = DiscoFeatures()
+    restored.load_state(json.loads(json.dumps(copy.state())))
+    assert restored.samples == 5 and shapes_of(restored.classes) == shapes_of(disco.classes)
+    assert [sorted(c.screens) for c in restored.classes] == [list(range(5))] * 10
+    assert restored(screens[0], blank()).tolist() == disco(screens[0], blank()).tolist()
