@@ -25,9 +25,10 @@ sub-environment ``i`` (the ``i``-th row of the observations and actions):
   ``uint8`` ``(height, width)`` (Atari: 210x160, NTSC colours 0..127, ALE's byte value >> 1);
 * ``"clone_state"``: planning happens inside ``with self.emulators.sandbox(i):``; there,
   ``clone_state(i)`` returns an opaque state, ``restore_state(i, state)`` goes back to one, and
-  ``simulate(i, action)`` emulates one agent step (``frames_per_step`` frames, the suite's action
-  index) and returns ``(reward, game_over)``; leaving the block puts the emulator back where the
-  real episode is, so planning never changes what the suite records. ``state_key(i)`` is bytes that
+  ``simulate(i, action)`` emulates one agent step (``frames_per_step`` frames, ``action`` as the
+  agent gives it to ``env.step``) and returns ``(reward, game_over)``; leaving the block puts the
+  emulator back where the real episode is, so planning never changes what the suite records.
+  ``state_key(i)`` is bytes that
   are equal exactly when two emulator states are (the ALE planners' duplicate-action test);
 * ``"frame_actions"``: ``env.step`` accepts actions of shape ``(num_envs, frames_per_step)``,
   one action per emulator frame of the step (the ALE paper's Random acts at every frame).
