@@ -74,7 +74,7 @@ class PPOConfig:
     reward by the running standard deviation of the discounted return (discount ``gamma``),
     clipped to [-10, 10]. The statistics are saved in the checkpoint; ``act`` normalises with them,
     frozen (the RL Zoo's evaluation). Learning only: the suite records raw scores below the agent.
-    Needs ``workers=0``."""
+    Needs ``workers=0`` and ``virtual_workers=0`` (one PPO in the unit's process)."""
     deterministic_eval: bool = False
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
@@ -159,10 +159,10 @@ class PPOConfig:
                 "target_kl stops a worker's epochs early on its own data, which data-parallel workers "
                 "cannot do in step; set target_kl=None or workers=0 and virtual_workers=0"
             )
-        if self.workers and self.normalize:
+        if (self.workers or self.virtual_workers) and self.normalize:
             raise ValueError(
                 "normalize keeps one set of running statistics, which data-parallel workers would each "
-                "update on their own data; set normalize=false or workers=0"
+                "update on their own data; set normalize=false, or workers=0 and virtual_workers=0"
             )
         if self.torch_threads < 0:
             raise ValueError("torch_threads must be >= 0 (0: torch's default)")

@@ -121,8 +121,9 @@ def test_a_checkpoint_with_other_normalization_is_refused_with_what_to_set(tmp_p
 
 
 def test_normalize_is_refused_where_it_has_no_meaning():
-    with pytest.raises(ValueError, match="normalize=false or workers=0"):
-        PPOConfig(normalize=True, workers=2)
+    for workers in ({"workers": 2}, {"virtual_workers": 4}):
+        with pytest.raises(ValueError, match="normalize=false, or workers=0 and virtual_workers=0"):
+            PPOConfig(normalize=True, **workers)
     frames = AgentEnvironment(gym.spaces.Box(0, 255, (4, 84, 84), np.uint8), gym.spaces.Discrete(3))
     with pytest.raises(UsageError, match="normalize=false, or policy=MlpPolicy"):
         PPOAgent(PPOConfig(normalize=True), frames)
