@@ -55,6 +55,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import ndimage
 
+from benchgen.errors import UsageError
 from benchgen_agents.ale_features.common import NUM_COLOURS, SCREEN_SHAPE
 
 #: appendix C
@@ -266,6 +267,11 @@ class DiscoFeatures:
         }
 
     def load_state(self, state: dict) -> None:
+        if "found" not in state:
+            raise UsageError(
+                "this checkpoint holds DISCO classes of an earlier benchgen (colour and size, not shapes); "
+                "start a new run (it discovers its classes again)"
+            )
         self.samples = int(state["samples"])
         self.found = [ShapeClass.from_json(c) for c in state["found"]]
         self._index = {}

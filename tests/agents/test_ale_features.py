@@ -11,6 +11,7 @@ import json
 import numpy as np
 import pytest
 
+from benchgen.errors import UsageError
 from benchgen_agents.ale_features import FEATURE_SETS, make_extractor
 from benchgen_agents.ale_features.basic import BasicFeatures, BassFeatures
 from benchgen_agents.ale_features.blob_prost import BlobProstFeatures, box_dilation, find_blobs
@@ -316,3 +317,5 @@ def test_disco_state_round_trips_mid_discovery_and_after():
     assert restored.samples == 5 and shapes_of(restored.classes) == shapes_of(disco.classes)
     assert [sorted(c.screens) for c in restored.classes] == [list(range(5))] * 10
     assert restored(screens[0], blank()).tolist() == disco(screens[0], blank()).tolist()
+    with pytest.raises(UsageError, match="earlier benchgen"):  # a checkpoint of the bounding-box DISCO
+        DiscoFeatures().load_state({"counts": [[5, 3, 4, 10]], "samples": 10})
