@@ -3,8 +3,8 @@
 Each worker (a Ray actor, one CPU, one torch thread) plays its own Atari game (``atari_saber``'s
 SABER protocol: Pong for rank 0, Breakout for rank 1) with one sub-environment, collects a
 rollout of ``--n-steps`` steps and takes ``--epochs`` PPO epochs with one minibatch of the whole
-rollout (the paper's horizon = minibatch), averaging gradients over the workers through
-``DistributedDataParallel`` (gloo). The per-worker work is the same in both settings, so ideal
+rollout (the paper's horizon = minibatch), averaging gradients over the workers with one flat
+all-reduce per optimizer step (gloo). The per-worker work is the same in both settings, so ideal
 scaling doubles the steps per second (weak scaling, as adding workers does in the paper).
 
 Printed: steps per second with 1 and 2 workers and their ratio (ideal 2.0); the communication
@@ -94,7 +94,7 @@ def measure(ray, workers: int, n_steps: int, epochs: int, rounds: int) -> dict[s
     finally:
         group.stop()
     params = sum(p.numel() for p in policy.parameters())
-    obs_bytes = int(np.prod(environment.observation_space.shape)) * 4  # SB3's rollout buffer: float32
+    obs_bytes = int(np.prod(environment.observation_space.shape))  # the workers keep uint8 frames
     return {
         "steps_per_second": workers * n_steps / statistics.median(walls),
         "communication_share": float(statistics.median(shares)),
@@ -138,7 +138,7 @@ def main() -> None:
     rollout = PAPER_N_STEPS * two["obs_bytes"]
     worker = two["peak_memory_bytes"] - two["rollout_buffer_bytes"] + rollout
     print(f"sizing {PAPER_WORKERS} workers of {PAPER_N_STEPS} steps (from the figures above):")
-    print(f"  per worker: about {worker / mb:,.0f} MiB resident ({rollout / mb:,.0f} MiB of it the float32 rollout)")
+    print(f"  per worker: about {worker / mb:,.0f} MiB resident ({rollout / mb:,.0f} MiB of it the uint8 rollout)")
     print(f"  per optimizer step: {ring / mb:.1f} MiB sent and received per worker (ring all-reduce)")
     print(f"  in all: about {PAPER_WORKERS * worker / 1024**3:,.0f} GiB of memory, {PAPER_WORKERS} CPUs")
 
