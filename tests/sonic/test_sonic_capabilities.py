@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchgen.agent import AgentNeeds
+from benchgen.agent import AgentEnvironment, AgentNeeds
 from benchgen.capabilities import emulators_of
+from benchgen_agents.planning.brfs import BrFSAgent, BrFSConfig
+from benchgen_agents.planning.uct import UCTAgent, UCTConfig
 from benchgen_sonic.env import button_mask
 from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.testing import airstriker_level, buttons
@@ -118,5 +120,33 @@ def test_planning_in_a_sandbox_leaves_the_real_episode_as_it_was():
             assert em.state_key(0) == down  # the duplicate test: equal states, equal keys
         with pytest.raises(RuntimeError, match="outside"):
             em.simulate(0, RIGHT)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(
+    "cls,config",
+    [
+        (BrFSAgent, BrFSConfig(max_frames_per_action=7 * 4)),  # the 7 combinations from the root
+        (UCTAgent, UCTConfig(simulations_per_action=14, max_depth_frames=8)),
+    ],
+)
+def test_the_planners_fly_right_on_airstriker(cls, config):
+    """The ALE paper's planners through the Sonic suite's clone_state: from the start only the
+    combinations holding RIGHT earn progress, and planning leaves the real episode alone."""
+    env = agent_wrappers(
+        SonicVectorEnv([airstriker_level()], seed=0, pin_workers=False), AgentNeeds(reward="benchmark")
+    )
+    try:
+        env.reset(seed=0)
+        agent = cls(config, AgentEnvironment(env.single_observation_space, env.single_action_space, 4))
+        agent.use_emulators(emulators_of(env))
+        before = agent.emulators.ram(0)
+        action = int(agent.act(np.zeros(1))[0])
+        assert PAPER_COMBOS[action] in {("RIGHT",), ("RIGHT", "DOWN")}
+        assert np.array_equal(agent.emulators.ram(0), before), "planning changed the real game"
+        assert agent.last_frames[0] > 0
+        _, reward, *_ = env.step(np.array([action]))
+        assert reward.tolist() == [pytest.approx(1800.0)]
     finally:
         env.close()
