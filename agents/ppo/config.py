@@ -107,10 +107,11 @@ class PPOConfig:
     """Sub-environments per virtual worker (None: enough for every task of the unit to have one,
     i.e. ceil(tasks / virtual workers); with the paper's 188 workers on 47 levels, 1)."""
     rollout_memory_gib: float = 4.0
-    """Rollout observations a process keeps in memory, in GiB (uint8 frames as they are); beyond
-    it, its virtual workers' rollouts go to memory-mapped files under the unit's directory (188
-    Sonic workers x 8192 steps of 84x84x4 frames: 43 GiB a round), removed when the unit ends.
-    A run whose disk cannot hold them is refused with what it needs."""
+    """Rollout observations a process keeps in memory, in GiB (uint8 frames as they are, frame
+    stacks one new frame per step); beyond it, its virtual workers' rollouts go to memory-mapped
+    files under the unit's directory (188 Sonic workers x 8192 steps of 84x84 frames: 10 GiB a
+    round), removed when the unit ends. A run whose disk cannot hold them is refused with what it
+    needs."""
     worker_cpus: float = 1.0
     """CPUs Ray reserves for each worker (0.5 lets two workers share a CPU); its torch threads."""
     worker_restarts: int = 3

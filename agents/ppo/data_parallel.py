@@ -55,6 +55,7 @@ from benchgen_agents.data_parallel.engine import (
 )
 from benchgen_agents.data_parallel.in_process import InProcessGroup
 from benchgen_agents.ppo.config import PPOConfig
+from benchgen_agents.ppo.frames import stackable
 from benchgen_agents.ppo.rollout import VirtualWorker
 
 #: the statistics SB3's PPO.train logs, averaged here over minibatches and hosted workers
@@ -158,9 +159,23 @@ class PPOWorkerProgram(WorkerProgram):
 
 
 def rollout_bytes(config: PPOConfig, observation_space, envs: int) -> int:
-    """Bytes one virtual worker's rollout observations take (uint8 frames stay uint8; others float32)."""
+    """Bytes one virtual worker's rollout observations take: uint8 frames stay uint8 (others
+    float32), and frame stacks keep one new frame per step (:mod:`benchgen_agents.ppo.frames`;
+    the whole stacks at episode starts come on top, a small share)."""
+    shape = _sb3_shape(observation_space)
     item = 1 if observation_space.dtype == np.uint8 else 4
-    return int(np.prod(observation_space.shape)) * item * envs * config.n_steps
+    per_step = int(np.prod(shape[1:] if stackable(shape, observation_space.dtype) else shape))
+    return per_step * item * envs * config.n_steps
+
+
+def _sb3_shape(space) -> tuple[int, ...]:
+    """The observation shape the policy sees: channel-last images channel-first, as SB3 wraps them."""
+    from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
+
+    shape = tuple(space.shape)
+    if is_image_space(space) and not is_image_space_channels_first(space):
+        return (shape[-1], *shape[:-1])
+    return shape
 
 
 def virtual_workers(config: PPOConfig) -> int:

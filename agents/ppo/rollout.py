@@ -14,9 +14,10 @@ Its randomness comes from its seed alone: actions are sampled with a ``torch.Gen
 own and minibatches shuffled with a ``numpy`` generator of its own, so a worker plays and learns
 the same whether its process hosts one worker or all of them.
 
-Rollouts are kept compactly: observations in their own dtype (uint8 frames stay uint8, a
-quarter of SB3's float32 buffer), in memory or, when the process's rollouts exceed
-``rollout_memory_gib``, in memory-mapped files under the unit's directory.
+Rollouts are kept compactly (:mod:`benchgen_agents.ppo.frames`): observations in their own dtype
+(uint8 frames stay uint8, a quarter of SB3's float32 buffer), frame stacks one new frame per
+step, in memory or, when the process's rollouts exceed ``rollout_memory_gib``, in memory-mapped
+files under the unit's directory.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.utils import obs_as_tensor
 
+from benchgen_agents.ppo.frames import PlainFrames, StackedFrames, stackable
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 
 #: samples per forward/backward pass of a minibatch (the loss is summed over chunks, so a
@@ -70,13 +72,9 @@ class VirtualWorker:
         n, e = config.n_steps, self.n_envs
         space = self.vec.observation_space
         dtype = np.uint8 if space.dtype == np.uint8 else np.float32  # SB3 learns from float32
-        shape = (n, e, *space.shape)
-        if storage is not None:
-            storage.mkdir(parents=True, exist_ok=True)
-            path = storage / f"virtual{self.index}.obs"
-            self.observations = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
-        else:
-            self.observations = np.zeros(shape, dtype=dtype)
+        path = None if storage is None else storage / f"virtual{self.index}.npy"
+        store = StackedFrames if stackable(space.shape, dtype) else PlainFrames
+        self.frames = store(n, e, space.shape, dtype, path)
         self.actions = np.zeros((n, e), dtype=np.int64)
         self.rewards, self.values, self.log_probs, self.starts, self.advantages, self.returns = (
             np.zeros((n, e), dtype=np.float32) for _ in range(6)
@@ -101,7 +99,7 @@ class VirtualWorker:
                 if infos[i].get("terminal_observation") is not None and infos[i].get("TimeLimit.truncated", False):
                     terminal = policy.obs_to_tensor(infos[i]["terminal_observation"])[0]
                     rewards[i] += gamma * policy.predict_values(terminal)[0].item()
-            self.observations[t] = self.last_obs
+            self.frames.put(t, self.last_obs)
             self.actions[t], self.rewards[t] = chosen, rewards
             self.values[t], self.log_probs[t] = values.cpu().numpy(), log_probs.cpu().numpy()
             self.starts[t] = self.last_starts
@@ -137,7 +135,7 @@ class VirtualWorker:
         """The rollout's entries at flat indices ``flat`` as tensors."""
         env, step = np.divmod(flat, self.steps)
         return {
-            "observations": torch.as_tensor(np.asarray(self.observations[step, env]), device=device),
+            "observations": torch.as_tensor(self.frames.get(step, env), device=device),
             "actions": torch.as_tensor(self.actions[step, env], device=device),
             "old_values": torch.as_tensor(self.values[step, env], device=device),
             "old_log_probs": torch.as_tensor(self.log_probs[step, env], device=device),
@@ -177,6 +175,16 @@ class VirtualWorker:
             stats["policy_gradient_loss"] + c.ent_coef * stats["entropy_loss"] + c.vf_coef * stats["value_loss"]
         )
         return stats
+
+    @property
+    def observations(self) -> np.ndarray:
+        """The last rollout's observations, ``(steps, n_envs, *shape)`` (rebuilt: for checks)."""
+        steps, envs = np.divmod(np.arange(self.steps * self.n_envs), self.n_envs)
+        return self.frames.get(steps, envs).reshape(self.steps, self.n_envs, *self.frames_shape)
+
+    @property
+    def frames_shape(self) -> tuple[int, ...]:
+        return tuple(self.vec.observation_space.shape)
 
     def close(self) -> None:
         self.vec.close()

@@ -137,7 +137,7 @@ def test_the_accumulated_update_is_the_mean_of_the_virtual_workers_gradients(tmp
     inbox, factory, environment, config = _setup(rollout_memory_gib=0.0, max_grad_norm=1e3)
     start = _fresh_state(config, environment)
     result, batch = _in_process_round(config, environment, factory, start, storage=str(tmp_path / "rollouts"))
-    assert sorted(p.name for p in (tmp_path / "rollouts").iterdir()) == [f"virtual{v}.obs" for v in range(VIRTUAL)]
+    assert sorted(p.name for p in (tmp_path / "rollouts").iterdir()) == [f"virtual{v}.npy" for v in range(VIRTUAL)]
     policy = PPOAgent(config, environment)._new_policy()
     policy.load_state_dict(start["policy"])
     policy.optimizer.load_state_dict(start["optimizer"])
@@ -186,11 +186,12 @@ def test_rollouts_that_fit_neither_memory_nor_disk_are_refused_with_what_they_ne
 
     frames = Box(0, 255, (84, 84, 4), np.uint8)
     config = PPOConfig(policy="CnnPolicy", n_steps=8192, batch_size=8192, virtual_workers=188)
-    assert dp.rollout_storage(config, frames, 1, tmp_path) == tmp_path / "rollouts"  # 43 GiB > 4 GiB
+    assert dp.rollout_storage(config, frames, 1, tmp_path) == tmp_path / "rollouts"  # 10 GiB > 4 GiB
     small = PPOConfig(policy="CnnPolicy", n_steps=128, batch_size=128, virtual_workers=4)
     assert dp.rollout_storage(small, frames, 1, tmp_path) is None
     monkeypatch.setattr(dp.shutil, "disk_usage", lambda path: type("U", (), {"free": 10 * dp.GIB})())
-    with pytest.raises(UsageError, match=r"188 virtual workers keep 40\.5 GiB of rollouts"):
+    # frame stacks keep one new 84x84 frame per step: 188 x 8192 x 7056 bytes
+    with pytest.raises(UsageError, match=r"188 virtual workers keep 10\.1 GiB of rollouts"):
         dp.rollout_storage(config, frames, 1, tmp_path)
 
 
