@@ -30,6 +30,7 @@ class WorkerSettingsCheck:
                 "sub-environments each, their gradients accumulated in this process and averaged at every "
                 "step (the update of as many data-parallel workers); --set workers=N spreads them over N "
                 "Ray processes, which changes the speed, not the update; fine-tuning units run in one process"
+                + _rollouts(config, virtual)
             ]
         if workers == 0:
             if not self.paper_setup:
@@ -52,9 +53,20 @@ class WorkerSettingsCheck:
             return [
                 f"{self.agent}: {virtual} virtual workers x {envs} sub-environments each, hosted by {workers} "
                 "data-parallel processes (Ray actors), gradients accumulated and averaged at every step "
-                "(torch.distributed); fine-tuning units run in one process"
+                "(torch.distributed); fine-tuning units run in one process" + _rollouts(config, virtual)
             ]
         return [
             f"{self.agent}: {workers} data-parallel workers (Ray actors) x {envs} sub-environments each, "
             "gradients averaged at every step (torch.distributed); fine-tuning units run in one process"
         ]
+
+
+def _rollouts(config: Any, virtual: int) -> str:
+    """Where the virtual workers' rollouts live, for the plan's line."""
+    memory = getattr(config, "rollout_memory_gib", None)
+    if memory is None:
+        return ""
+    return (
+        f"; rollouts of {virtual} x {config.n_steps} steps per round kept in memory up to "
+        f"rollout_memory_gib={memory:g} per process, beyond it memory-mapped under the unit's directory"
+    )
