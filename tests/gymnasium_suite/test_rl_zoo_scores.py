@@ -67,7 +67,8 @@ def last_100_mean(run_dir: Path) -> tuple[float, int]:
 #: -497.7; training 24 min beside other work); dqn MountainCar-v0 greedy -104.6 (training mean -143.3
 #: over 716 episodes; needed -110.8 from random -200.0; training 11 min beside other work); ppo
 #: Acrobot-v1 (normalize: VecNormalize) greedy -72.1 (training mean -75.3 over 11,671 episodes;
-#: needed -115.9; 1M steps, 12 min beside other work)
+#: needed -115.9; 1M steps, 12 min beside other work); ppo MountainCar-v0 (normalize) greedy -110.6
+#: (training mean -118.2 over 8,086 episodes; needed -119.4; 1M steps, 7 min beside other work)
 PAIRS = sorted(RL_ZOO)
 EVAL_EPISODES = 100
 
