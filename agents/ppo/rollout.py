@@ -147,8 +147,10 @@ class VirtualWorker:
         """Add ``scale`` times the gradient of this worker's PPO loss on minibatch ``flat`` to the
         policy's gradients (``loss.backward``: gradients accumulate); returns its statistics."""
         c, size = self.config, len(flat)
-        advantages = torch.as_tensor(self.advantages[np.divmod(flat, self.steps)[::-1]], device=policy.device)
-        mean, std = advantages.mean(), advantages.std() if size > 1 else None
+        env, step = np.divmod(flat, self.steps)
+        advantages = torch.as_tensor(self.advantages[step, env], device=policy.device)
+        # normalized over the whole minibatch (SB3, baselines), whichever chunk a sample is in
+        mean, std = advantages.mean(), (advantages.std() if size > 1 else None)
         stats = {"policy_gradient_loss": 0.0, "value_loss": 0.0, "entropy_loss": 0.0, "clip_fraction": 0.0}
         kl = 0.0
         for start in range(0, size, CHUNK):
