@@ -60,8 +60,8 @@ def last_100_mean(run_dir: Path) -> tuple[float, int]:
 
 
 #: measured (seed 0, development machine, 2026-11-25): ppo CartPole-v1 greedy 500.0 (training mean
-#: 500.0; sampled actions then, before the table's deterministic_eval); dqn CartPole-v1 greedy 500.0
-#: (training mean 238.1; seed 1: 305.2, which is also what stable-baselines3's own DQN gets on the
+#: 500.0, with sampled and, re-run, with the table's deterministic actions; training 1 min); dqn
+#: CartPole-v1 greedy 500.0 (training mean 238.1; seed 1: 305.2, which is also what stable-baselines3's own DQN gets on the
 #: training measure with the RL Zoo's values: 178.9 and 234.9, benchmarks/rl_zoo_dqn_cartpole_sb3.py);
 #: dqn Acrobot-v1 greedy -81.9 (training mean -85.7 over 1,025 episodes; needed -118.7 from random
 #: -497.7; training 24 min beside other work); dqn MountainCar-v0 greedy -104.6 (training mean -143.3
