@@ -84,7 +84,8 @@ class PPOConfig:
     device: str = "auto"
     """torch device: 'auto' (CUDA if available), 'cpu', 'cuda', 'cuda:1'..."""
     torch_threads: int = 0
-    """torch intra-op threads (0: torch's default)."""
+    """torch intra-op threads (0: ``OMP_NUM_THREADS`` if set, else every core this process may use but
+    one, left to the environments; see ``benchgen_agents.torch_device.cpu_threads``)."""
     log_interval: int = 1
     """Write SB3's training statistics to TensorBoard every this many rollouts."""
 
