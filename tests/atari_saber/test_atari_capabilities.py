@@ -106,6 +106,8 @@ def test_per_frame_actions_play_one_action_a_frame():
 
 def test_an_agent_needing_a_capability_the_suite_lacks_is_refused_in_one_line(tmp_path):
     out = tmp_path / "run"
-    proc = run_cli("run", "sonic", "uct", "--tasks", "SonicTheHedgehog-Genesis-GreenHillZone.Act1", "--out", out)
-    assert_usage_error(proc, "agent 'uct' needs clone_state", "suite 'sonic' does not offer")
+    # the Genesis screen is RGB only (stable-retro exposes no palette indices): Sonic offers RAM and
+    # state clone/restore, not the palette screen that Sarsa's feature sets read
+    proc = run_cli("run", "sonic", "sarsa", "--tasks", "sonic1-GreenHillZone.Act1", "--out", out)
+    assert_usage_error(proc, "agent 'sarsa' needs palette_screen", "suite 'sonic' does not offer")
     assert not out.exists()
