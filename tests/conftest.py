@@ -102,17 +102,6 @@ def is_ray_test(nodeid: str) -> bool:
     return Path(path).name in RAY_MODULES or name.split("[")[0].split("::")[-1] in RAY_TESTS
 
 
-@pytest.hookimpl(optionalhook=True, tryfirst=True)
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto``: one test process more than the CPUs this process may use. With one per core,
-    CI on the 2-core machine (2026-11-25) kept 1.43 of its 2 cores busy (1,400 CPU-seconds of
-    tests in 976 s): many tests wait on a subprocess, on Ray actors starting, or on a run reaching
-    a checkpoint. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when it is set."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None
-    return len(os.sched_getaffinity(0)) + 1
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` with the Ray tests as one group. Not by ``xdist_group`` marks: pytest-xdist
