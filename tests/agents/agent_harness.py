@@ -60,3 +60,20 @@ class Context(TrainingContext):
 
     def log_scalar(self, tag: str, value: float) -> None:
         self.scalars.setdefault(tag, []).append(value)
+
+
+def fresh_ppo_state(config, environment: AgentEnvironment, seed: int = 0) -> dict:
+    """A data-parallel PPO group's starting state: a new policy drawn from ``seed`` and its
+    optimizer, as a unit hands it to its workers."""
+    from stable_baselines3.common.utils import set_random_seed
+
+    from benchgen_agents.data_parallel.engine import cpu_copy
+    from benchgen_agents.ppo.agent import PPOAgent
+
+    set_random_seed(seed)
+    policy = PPOAgent(config, environment)._new_policy()
+    return {
+        "policy": cpu_copy(policy.state_dict()),
+        "optimizer": cpu_copy(policy.optimizer.state_dict()),
+        "n_updates": 0,
+    }

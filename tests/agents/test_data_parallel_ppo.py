@@ -21,6 +21,7 @@ from benchgen_agents.ppo.agent import PPOAgent
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.data_parallel import PPOWorkerProgram
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
+from tests.agents.agent_harness import fresh_ppo_state
 from tests.fixture_plugins.suite_factory import SuiteFactory
 
 ray = pytest.importorskip("ray")
@@ -68,20 +69,6 @@ def _setup(suite: str, workers: int, envs: int = 2):
     return inbox, factory, environment, config
 
 
-def _fresh_state(config: PPOConfig, environment: AgentEnvironment, seed: int = 0):
-    from stable_baselines3.common.utils import set_random_seed
-
-    from benchgen_agents.ppo.data_parallel import cpu_copy
-
-    set_random_seed(seed)
-    policy = PPOAgent(config, environment)._new_policy()
-    return {
-        "policy": cpu_copy(policy.state_dict()),
-        "optimizer": cpu_copy(policy.optimizer.state_dict()),
-        "n_updates": 0,
-    }
-
-
 def _single_process_update(config, environment, start_state, batches: list[dict], env_for_spaces):
     """The update one process takes from ``start_state`` on the workers' rollouts concatenated."""
     from stable_baselines3 import PPO
@@ -125,7 +112,7 @@ def _assert_same(a: dict, b: dict, atol: float = 0.0):
 def test_workers_average_gradients_like_one_process_on_the_joined_batch(local_ray, suite, workers):
     inbox, factory, environment, config = _setup(suite, workers, envs=1 if suite != "chain" else 2)
     envs = 1 if suite != "chain" else 2
-    start = _fresh_state(config, environment)
+    start = fresh_ppo_state(config, environment)
     group = DataParallelGroup(
         local_ray,
         factory,
@@ -173,7 +160,7 @@ def test_a_killed_worker_is_replaced_from_the_last_synchronized_state(local_ray)
         unit_seed=0,
         worker_cpus=config.worker_cpus,
     )
-    group.start(_fresh_state(config, environment), steps_done=0)
+    group.start(fresh_ppo_state(config, environment), steps_done=0)
     try:
         first = group.play_round(RoundPlan(config.n_steps, True, 0, 10**9))
         os.kill(group.pids[1], signal.SIGKILL)

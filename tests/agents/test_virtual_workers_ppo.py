@@ -19,6 +19,7 @@ from benchgen_agents.ppo import data_parallel as dp
 from benchgen_agents.ppo.agent import PPOAgent
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.data_parallel import PPOWorkerProgram
+from tests.agents.agent_harness import fresh_ppo_state
 from tests.fixture_plugins.suite_factory import SuiteFactory
 
 TASKS = ["chain-8", "chain-12"]
@@ -48,20 +49,6 @@ def _setup(**overrides):
     return inbox, factory, environment, PPOConfig(**(settings | overrides))
 
 
-def _fresh_state(config, environment, seed: int = 0):
-    from stable_baselines3.common.utils import set_random_seed
-
-    from benchgen_agents.data_parallel.engine import cpu_copy
-
-    set_random_seed(seed)
-    policy = PPOAgent(config, environment)._new_policy()
-    return {
-        "policy": cpu_copy(policy.state_dict()),
-        "optimizer": cpu_copy(policy.optimizer.state_dict()),
-        "n_updates": 0,
-    }
-
-
 def _in_process_round(config, environment, factory, start, storage=None):
     program = PPOWorkerProgram(config, environment, PPOAgent, storage)
     group = InProcessGroup(factory, program, virtual_workers=VIRTUAL, envs_per_worker=1, unit_seed=7)
@@ -87,7 +74,7 @@ def test_one_process_and_two_reach_the_same_weights_after_a_round():
     from benchgen_agents.data_parallel.engine import DataParallelGroup
 
     inbox, factory, environment, config = _setup()
-    start = _fresh_state(config, environment)
+    start = fresh_ppo_state(config, environment)
     one, one_batch = _in_process_round(config, environment, factory, start)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
     try:
@@ -135,7 +122,7 @@ def test_the_accumulated_update_is_the_mean_of_the_virtual_workers_gradients(tmp
     their gradients, clipped, one Adam step; rollouts memory-mapped (rollout_memory_gib=0)."""
     # a clip norm that does not bind: clipping would hide the scale of the gradients
     inbox, factory, environment, config = _setup(rollout_memory_gib=0.0, max_grad_norm=1e3)
-    start = _fresh_state(config, environment)
+    start = fresh_ppo_state(config, environment)
     result, batch = _in_process_round(config, environment, factory, start, storage=str(tmp_path / "rollouts"))
     assert sorted(p.name for p in (tmp_path / "rollouts").iterdir()) == [f"virtual{v}.npy" for v in range(VIRTUAL)]
     policy = PPOAgent(config, environment)._new_policy()
