@@ -20,7 +20,7 @@ from benchgen_atari_saber.published import paper_reference_tables
 
 RESULTS = Path(__file__).resolve().parent / "results" / "ale_agents"
 ALE_GAMES = ("freeway", "asterix", "seaquest")
-BLOB_GAMES = ("freeway",)  # Asterix: not run (time)
+BLOB_GAMES = ("freeway", "asterix")
 ALE = "ALE 2013 protocol (frame skip 5, 18,000-frame episodes), 10 evaluation episodes"
 PAPER_ALE = "5,000 training + 500 evaluation episodes, 30 trials"
 PAPER_MACHADO = "50M frames, 24 trials, last 100 episodes"
