@@ -66,11 +66,7 @@ import torch
 import torch.distributed as dist
 
 from benchgen.errors import UsageError
-from benchgen_agents.data_parallel.rendezvous import (  # noqa: F401 - _loopback_interface: the engine's choice, read by tests
-    _listen,
-    _loopback_interface,
-    rendezvous_store,
-)
+from benchgen_agents.data_parallel.rendezvous import _listen, rendezvous_store
 
 RAY_MISSING = "Ray is not installed; pip install 'benchgen[ray]'"
 

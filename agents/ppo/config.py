@@ -161,13 +161,8 @@ class PPOConfig:
                 "target_kl stops a worker's epochs early on its own data, which data-parallel workers "
                 "cannot do in step; set target_kl=None or workers=0 and virtual_workers=0"
             )
-        if (self.workers or self.virtual_workers) and self.normalize:
-            raise ValueError(
-                "normalize keeps one set of running statistics, which data-parallel workers would each "
-                "update on their own data; set normalize=false, or workers=0 and virtual_workers=0"
-            )
         if self.torch_threads < 0:
-            raise ValueError("torch_threads must be >= 0 (0: torch's default)")
+            raise ValueError("torch_threads must be >= 0 (0: one core left to the environments)")
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if isinstance(value, float) and not math.isfinite(value):

@@ -74,6 +74,8 @@ class PPOWorkerProgram(WorkerProgram):
         self.config, self.environment, self.agent_class = config, environment, agent_class
         self.storage = storage
         self.workers: list[VirtualWorker] = []
+        #: the last update's minibatches: per epoch, per hosted worker, flat indices (last_batch)
+        self.last_minibatches: list[list[list[np.ndarray]]] = []
 
     def setup(self, env, rank: int, world_size: int, averager: GradientAverager, state: Any, seed: int) -> None:
         self.setup_hosted([env], [rank], world_size, rank, world_size, averager, state, [seed])
@@ -115,14 +117,14 @@ class PPOWorkerProgram(WorkerProgram):
         policy.set_training_mode(True)
         parameters = list(policy.parameters())
         totals, count = dict.fromkeys(LOSS_STATS, 0.0), 0
-        self.last_minibatches: list[list[list[np.ndarray]]] = []
+        self.last_minibatches = []
         for _epoch in range(c.n_epochs):
             batches = [worker.minibatches() for worker in self.workers]  # each its own shuffle
             self.last_minibatches.append(batches)
             for i in range(len(batches[0])):
                 policy.optimizer.zero_grad(set_to_none=True)
                 for worker, minibatches in zip(self.workers, batches):  # accumulate: the process's sum
-                    for key, value in worker.backward(policy, minibatches[i], clip, 1.0).items():
+                    for key, value in worker.backward(policy, minibatches[i], clip).items():
                         totals[key] += value
                     count += 1
                 self.averager.sum(parameters)  # all processes' sum
@@ -153,7 +155,7 @@ class PPOWorkerProgram(WorkerProgram):
         for name in names:
             arrays = [np.asarray(getattr(w, name))[: w.steps] for w in self.workers]
             out[name] = np.concatenate(arrays, axis=1).astype(np.float32 if name == "observations" else None)
-        out["minibatches"] = getattr(self, "last_minibatches", [])
+        out["minibatches"] = self.last_minibatches
         out["virtual"] = [w.index for w in self.workers]
         return out
 

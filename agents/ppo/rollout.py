@@ -143,8 +143,8 @@ class VirtualWorker:
             "returns": torch.as_tensor(self.returns[step, env], device=device),
         }
 
-    def backward(self, policy, flat: np.ndarray, clip_range: float, scale: float) -> dict[str, float]:
-        """Add ``scale`` times the gradient of this worker's PPO loss on minibatch ``flat`` to the
+    def backward(self, policy, flat: np.ndarray, clip_range: float) -> dict[str, float]:
+        """Add the gradient of this worker's PPO loss on minibatch ``flat`` to the
         policy's gradients (``loss.backward``: gradients accumulate); returns its statistics."""
         c, size = self.config, len(flat)
         env, step = np.divmod(flat, self.steps)
@@ -164,7 +164,7 @@ class VirtualWorker:
             value_loss = ((b["returns"] - values.flatten()) ** 2).sum() / size
             entropy_loss = -entropy.sum() / size
             loss = policy_loss + c.ent_coef * entropy_loss + c.vf_coef * value_loss
-            (loss * scale).backward()
+            loss.backward()
             with torch.no_grad():
                 log_ratio = log_prob - b["old_log_probs"]
                 kl += float(((torch.exp(log_ratio) - 1) - log_ratio).sum()) / size

@@ -10,7 +10,7 @@ import sys
 import pytest
 import torch.distributed as dist
 
-from benchgen_agents.data_parallel import engine
+from benchgen_agents.data_parallel import rendezvous
 from benchgen_agents.data_parallel.engine import DataParallelWorker, WorkerProgram
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/net/tcp")
@@ -66,7 +66,7 @@ def test_the_process_group_of_a_local_instance_listens_on_loopback_only(monkeypa
         assert opened, "the store listens somewhere"
         loopback = {"0100007F", "00000000000000000000000001000000"}  # 127.0.0.1, ::1
         assert set(opened) <= loopback, opened
-        assert os.environ["GLOO_SOCKET_IFNAME"] == engine._loopback_interface()
+        assert os.environ["GLOO_SOCKET_IFNAME"] == rendezvous._loopback_interface()
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
