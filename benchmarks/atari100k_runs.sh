@@ -7,7 +7,12 @@
 # continues exactly), finished games are skipped.
 #
 #   benchmarks/atari100k_runs.sh            # all of them, in order
+#   benchmarks/atari100k_runs.sh der        # one lane: DER's games with random's evaluations
+#   benchmarks/atari100k_runs.sh drq_eps    # the other lane: DrQ(epsilon)'s games
 #   benchmarks/atari100k_runs.sh der alien  # one agent (der, drq_eps or random), one game
+#
+# Each run takes one core (the agents' default threads leave the others free), so on a 2-core
+# machine the two lanes can run side by side, one process each; never two processes on one lane.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${ATARI100K_RUNS:-runs/atari100k}
@@ -42,5 +47,11 @@ if [ $# -eq 2 ]; then
   esac
   exit
 fi
-for g in $DER_GAMES; do one rainbow der "$g"; one random random "$g"; done
-for g in $DRQ_GAMES; do one dqn drq_eps "$g"; done
+der_lane() { for g in $DER_GAMES; do one rainbow der "$g"; one random random "$g"; done; }
+drq_lane() { for g in $DRQ_GAMES; do one dqn drq_eps "$g"; done; }
+case ${1:-all} in
+  der) der_lane ;;
+  drq_eps) drq_lane ;;
+  all) der_lane; drq_lane ;;
+  *) echo "lane: der or drq_eps (or none for both, one after the other)" >&2; exit 2 ;;
+esac

@@ -137,6 +137,7 @@ class ValueBasedAgent(Agent):
         if cfg.max_grad_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.online.parameters(), cfg.max_grad_norm)
         self.optimizer.step()
+        self.target_is_online = False
 
         stats = torch.cat([per_sample.detach(), q_taken.detach().mean().view(1)]).cpu().numpy()
         self.replay.update_priorities(batch["indices"], stats[:-1])  # priorities from the per-sample loss
@@ -261,6 +262,7 @@ class ValueBasedAgent(Agent):
             # Target network: a copy of the online net every target_update_steps agent steps.
             if c["agent_steps"] // cfg.target_update_steps > c["target_syncs"]:
                 self.target.load_state_dict(self.online.state_dict())
+                self.target_is_online = True
                 c["target_syncs"] = c["agent_steps"] // cfg.target_update_steps
             ctx.maybe_checkpoint()
         self.insert_pending_priorities()

@@ -15,10 +15,17 @@ import abc
 import numpy as np
 import torch
 
+from .layers import has_noisy_layers
+
 
 class Head(abc.ABC):
     """A value head. Needs ``config``, ``device``, ``online``, ``target`` (networks built by
     :meth:`build_network`) and ``generator`` (a ``torch.Generator`` on ``device``)."""
+
+    #: True while the target net's weights are the online net's: the learner sets it right after
+    #: a target copy and clears it with every optimizer step (DrQ(epsilon) copies after every
+    #: update, so its double-Q targets need one pass at the next states instead of two)
+    target_is_online: bool = False
 
     @abc.abstractmethod
     def build_network(self, obs_shape: tuple[int, ...], num_actions: int) -> torch.nn.Module:
@@ -56,13 +63,15 @@ class Head(abc.ABC):
     @torch.no_grad()
     def _bootstrap_outputs(self, next_obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(outputs of the net that picks a*, outputs of the target net) at the next states, each
-        with fresh noise: one pass when the target net also picks a* (DQN), two with double Q.
-        For heads whose network takes only observations (expected value, categorical)."""
+        with fresh noise: one pass when the target net also picks a* (DQN), two with double Q,
+        except while the target's weights are the online net's and no noise sets the two passes
+        apart (:attr:`target_is_online`): the one pass is then both, exactly. For heads whose
+        network takes only observations (expected value, categorical)."""
         selector = self._bootstrap_selector()
         selector.reset_noise(self.generator)
         with self._autocast():
             selector_out = selector(next_obs)
-        if selector is self.target:
+        if selector is self.target or (self.target_is_online and not has_noisy_layers(self.target)):
             return selector_out, selector_out
         self.target.reset_noise(self.generator)  # double Q: a* from the online net, its value from the target
         with self._autocast():

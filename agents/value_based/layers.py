@@ -74,6 +74,11 @@ class NoisyLinear(nn.Module):
         return F.linear(x, weight, bias)
 
 
+def has_noisy_layers(network: nn.Module) -> bool:
+    """Whether ``network`` draws noise in any layer (its passes then differ even at equal weights)."""
+    return any(isinstance(m, NoisyLinear) for m in network.modules())
+
+
 def nature_cnn(in_channels: int) -> nn.Sequential:
     """The DQN torso (Mnih et al. 2015): 32x8x8/4, 64x4x4/2, 64x3x3/1, ReLU; 3136 features on 84x84."""
     return nn.Sequential(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from benchgen_agents.dqn import DQNConfig
 from benchgen_agents.dqn import make_agent as make_dqn
@@ -61,3 +62,56 @@ def test_the_variant_learns_to_read_the_screen(variant):
     score = greedy_reward_per_step(agent, env)
     assert abs(before) < 8, before
     assert score >= REQUIRED, f"{variant}: greedy reward {score:.2f} per step after {budget} steps"
+
+
+def short_drq_run(steps: int) -> tuple:
+    """DrQ(epsilon) with its variant's settings but a 100-step learning start, after ``steps``
+    agent steps on the pixel task, and how often its target net ran a forward pass."""
+    settings = {**DQN_VARIANTS["drq_eps"], "variant": "drq_eps"}
+    settings.update(learning_starts_frames=4 * 100, device="cpu", torch_threads=1, log_every_updates=100_000)
+    env = CountingEnv(make_vec())
+    agent = make_dqn(DQNConfig(**settings), environment_of(env))
+    return agent, target_passes_while_learning(agent, env, steps)
+
+
+def target_passes_while_learning(agent, env, steps: int) -> int:
+    """How many forward passes ``agent.target`` runs while it learns for ``steps`` agent steps
+    (the agent builds its networks anew from the unit's seed when it starts: the hook is global)."""
+    passes = []
+    hook = torch.nn.modules.module.register_module_forward_hook(
+        lambda module, *_: passes.append(1) if module is agent.target else None
+    )
+    try:
+        agent.learn(env, Context(env, steps, seed=0))
+    finally:
+        hook.remove()
+    return len(passes)
+
+
+def test_drq_eps_double_q_takes_one_pass_while_its_target_is_the_online_net(monkeypatch):
+    """DrQ(epsilon) copies the target after every update, so at each update the target's weights
+    are the online net's: its double-Q targets take the online pass at the next states for both
+    roles, and the weights it learns are exactly those of the two-pass computation."""
+    import benchgen_agents.value_based.head as head
+
+    agent, target_passes = short_drq_run(130)
+    assert agent.counters["updates"] >= 25 and agent.target_is_online
+    assert target_passes == 0
+    monkeypatch.setattr(head, "has_noisy_layers", lambda network: True)  # the two-pass computation
+    two_pass, two_pass_target_passes = short_drq_run(130)
+    assert two_pass_target_passes == two_pass.counters["updates"]
+    for name, weight in agent.online.state_dict().items():
+        assert torch.equal(weight, two_pass.online.state_dict()[name]), name
+
+
+def test_a_target_copy_with_noisy_layers_keeps_its_own_pass():
+    """Noisy nets draw their own noise per pass (DER): equal weights do not make equal passes, so
+    the target keeps its pass after a copy."""
+    settings = {**RAINBOW_VARIANTS["der"], "variant": "der"}
+    settings.update(learning_starts_frames=4 * 100, device="cpu", torch_threads=1, log_every_updates=100_000)
+    settings.update(target_update_frames=4)  # a copy after every update, as DrQ(epsilon)
+    env = CountingEnv(make_vec())
+    agent = make_rainbow(RainbowConfig(**settings), environment_of(env))
+    target_passes = target_passes_while_learning(agent, env, 120)
+    assert agent.target_is_online and agent.counters["updates"] >= 15
+    assert target_passes >= agent.counters["updates"]
