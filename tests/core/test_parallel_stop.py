@@ -14,6 +14,11 @@ from pathlib import Path
 from tests.conftest import run_cli, start_cli
 from tests.core.test_run_resume import _check_log, _episodes
 
+#: frames per unit: enough that the units are still playing when the test signals them (the toy
+#: random agent plays about 50K frames a second over 2 unit processes here, so 10 s or more), few enough that the
+#: resume finishes the run in seconds
+BUDGET_FRAMES = 500_000
+
 
 def _start_and_wait_for_workers(out: Path) -> tuple[subprocess.Popen, list[int]]:
     proc = start_cli(
@@ -23,7 +28,7 @@ def _start_and_wait_for_workers(out: Path) -> tuple[subprocess.Popen, list[int]]
         "--tasks",
         "count-20,count-50",
         "--frames",
-        "4000000",
+        str(BUDGET_FRAMES),
         "--out",
         str(out),
         "--no-progress",
