@@ -97,7 +97,10 @@ def test_the_loop_sees_what_the_protocol_lets_agents_see_and_another_run_is_refu
 def test_the_example_training_script_records_a_run_that_report_reads(tmp_path):
     out = tmp_path / "own-dqn"
     script = REPO / "examples" / "own_loop" / "dqn_atari.py"
-    args = ["--frames", "12000", "--learning-starts", "200", "--num-envs", "2", "--out", str(out), "--report"]
+    # a small memory and a late learning start: the script's whole loop runs (acting, learning,
+    # recording, the report) in seconds, not its default budget's hours
+    args = ["--frames", "12000", "--learning-starts", "2000", "--buffer", "4000", "--num-envs", "2"]
+    args += ["--out", str(out), "--report"]
     proc = subprocess.run(
         [sys.executable, str(script), *args], env=cli_env(None), cwd=REPO, capture_output=True, text=True, timeout=600
     )
