@@ -293,6 +293,8 @@ def test_ppo_joint_chain_on_atari(tmp_path):
         "--set",
         "batch_size=128",
         "--set",
+        "n_epochs=1",  # the chain is what is checked here; one pass over each rollout keeps it short
+        "--set",
         "run.zeroshot_episodes=1",
         "--num-envs",
         "2",
