@@ -114,6 +114,7 @@ class ValueBasedAgent(Agent):
             torch.manual_seed(seed)
             self.online = self.build_network(self.obs_shape, self.num_actions).to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
+        self.target_is_online = False  # (a copy, but the one-pass path waits for the learner's first copy)
         self.optimizer = self.make_optimizer(self.online.parameters())
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(seed)
@@ -405,6 +406,7 @@ class ValueBasedAgent(Agent):
         generator = torch.Generator(device=self.device)
         generator.set_state(ckpt["generator"])
         self.online, self.target, self.optimizer, self.generator = online, target, optimizer, generator
+        self.target_is_online = False  # new weights: equal again only after the next target copy
         torch.set_rng_state(ckpt["torch_global"])
         if ckpt["cuda_global"] and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(ckpt["cuda_global"])
