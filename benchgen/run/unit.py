@@ -390,9 +390,6 @@ def _close_writer(writer, run_dir: RunDir) -> None:
 
 
 def _tensorboard(run_dir: RunDir, unit: Unit):
-    # tensorboardX writes the same event files as torch.utils.tensorboard without importing torch
-    # (about 2 s of CPU a unit process): agents without torch (random, JERK, the planners) start
-    # and stop that much sooner.
-    from tensorboardX import SummaryWriter
+    from torch.utils.tensorboard import SummaryWriter
 
-    return SummaryWriter(logdir=str(run_dir.tensorboard_dir(unit.unit_id)))
+    return SummaryWriter(log_dir=str(run_dir.tensorboard_dir(unit.unit_id)))
