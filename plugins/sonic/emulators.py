@@ -2,8 +2,7 @@
 
 stable-retro allows one emulator per process, so each sub-environment's emulator lives in its
 worker process (:mod:`benchgen_sonic.vector`); :class:`SonicEmulators` reaches it through the
-vector env's ``call``, broadcast to every worker and answered by the one whose process id it names
-(``SonicLevelEnv.emulator_command``). What each capability reads there:
+vector env's ``emulator_call``, sent to that worker alone (``SonicLevelEnv.emulator_command``). What each capability reads there:
 
 * ``ram``: ``RetroEnv.get_ram()``, the Genesis 68000 work RAM (64 KiB);
 * ``clone_state``: ``em.get_state()`` / ``em.set_state()``, the emulator core's save state, with
@@ -52,7 +51,6 @@ class SonicEmulators(Emulators):
         self._env = env
         self.num_envs = env.num_envs
         self.frames_per_step = env.frames_per_step
-        self._pids = env.worker_pids
         self._masks = None if action_masks is None else np.asarray(action_masks, dtype=np.int64)
 
     def for_actions(self, action_masks: np.ndarray) -> SonicEmulators:
@@ -60,7 +58,7 @@ class SonicEmulators(Emulators):
         return SonicEmulators(self._env, action_masks)
 
     def _call(self, i: int, name: str, *args: Any) -> Any:
-        return self._env._vec.call("emulator_command", self._pids[i], name, *args)[i]
+        return self._env.emulator_call(i, name, *args)
 
     def ram(self, i: int) -> np.ndarray:
         return self._call(i, "emulator_ram")

@@ -228,8 +228,9 @@ class SonicLevelEnv(gym.Env):
         return digest.digest()
 
     def emulator_command(self, pid: int, name: str, *args: Any) -> Any:
-        """``name(*args)`` (one of the methods above) if this is worker process ``pid``, else
-        None: the vector env broadcasts a call to every worker, and one answers."""
+        """``name(*args)`` (one of the methods above), asked of this worker process alone
+        (``SonicVectorEnv.emulator_call``); ``pid`` is the process the caller means: another
+        process answers None rather than act on the wrong emulator."""
         if os.getpid() != pid:
             return None
         if name not in _EMULATOR_COMMANDS:

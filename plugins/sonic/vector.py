@@ -23,7 +23,9 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.error import AlreadyPendingCallError
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode
+from gymnasium.vector.async_vector_env import AsyncState
 
 from benchgen.cpu_affinity import pin_workers as _pin
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
@@ -53,6 +55,33 @@ class _SpacesOnlyEnv(gym.Env):
     metadata = SonicLevelEnv.metadata
     observation_space = gym.spaces.Box(0, 255, SCREEN_SHAPE, np.uint8)
     action_space = gym.spaces.MultiBinary(len(BUTTONS))
+
+
+class _WorkersEnv(AsyncVectorEnv):
+    """``AsyncVectorEnv`` that can also call a method in one worker only.
+
+    Its own ``call`` asks every worker and waits for all of them. A planner's clone, restore and
+    simulated step concern one emulator: sent to all, each restore pickled a 1 MB save state per
+    worker and every call woke every worker process, so the round trip cost the slowest worker's
+    wake-up (on a busy 2-core machine, a few milliseconds each, thousands of times an episode).
+    gymnasium has no per-worker call, so this one speaks ``AsyncVectorEnv``'s worker protocol
+    (the ``"_call"`` command, the pipes, the error queue) for one pipe."""
+
+    def call_in(self, index: int, name: str, *args: Any) -> Any:
+        """``name(*args)`` in sub-environment ``index``'s worker; its error is raised here."""
+        self._assert_is_running()
+        if self._state != AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(
+                f"Calling `{name}` in worker {index} while waiting for a pending call to "
+                f"`{self._state.value}` to complete.",
+                str(self._state.value),
+            )
+        pipe = self.parent_pipes[index]
+        pipe.send(("_call", (name, args, {})))
+        result, success = pipe.recv()
+        if not success:  # the worker put its error on the queue: raised as call() would
+            self._raise_if_errors([i != index for i in range(self.num_envs)])
+        return result
 
 
 class _LevelEnvFactory:
@@ -103,7 +132,7 @@ class SonicVectorEnv(SuiteVectorEnv):
         self._default_seed = seed
         self._seeded = False
         self._ends: list[EpisodeEnd] = []
-        self._vec = AsyncVectorEnv(
+        self._vec = _WorkersEnv(
             [_LevelEnvFactory(level, protocol) for level in self.levels],
             shared_memory=True,
             copy=copy_observations,
@@ -122,6 +151,11 @@ class SonicVectorEnv(SuiteVectorEnv):
     def worker_pids(self) -> list[int]:
         """Process ids of the emulator workers (for memory measurements)."""
         return [p.pid for p in self._vec.processes]
+
+    def emulator_call(self, index: int, name: str, *args: Any) -> Any:
+        """Emulator command ``name(*args)`` (:mod:`benchgen_sonic.emulators`) in sub-environment
+        ``index``'s worker, and only there."""
+        return self._vec.call_in(index, "emulator_command", self._vec.processes[index].pid, name, *args)
 
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None):
         """Reset every sub-environment; sub-environment ``i`` is seeded with ``seed + i``.

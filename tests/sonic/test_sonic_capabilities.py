@@ -5,6 +5,10 @@ level ends 100 pixels right of the start, 9000 reward for the whole way)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+
 import numpy as np
 import pytest
 
@@ -38,6 +42,33 @@ def test_each_worker_reads_its_own_ram():
         moved, waited = em.ram(0), em.ram(1)
         assert not np.array_equal(moved, waited)
         assert not np.array_equal(moved, start)
+    finally:
+        env.close()
+
+
+def test_a_command_goes_to_its_worker_alone_and_its_error_comes_back():
+    """A planner's clone, restore or simulated step reaches its own sub-environment's worker and
+    no other: with worker 1 stopped, worker 0 still answers (a broadcast would wait for worker 1).
+    A command the worker refuses raises its error in the caller."""
+    env = SonicVectorEnv([airstriker_level(), airstriker_level()], seed=0, pin_workers=False)
+    stopped = env.worker_pids[1]
+    try:
+        env.reset(seed=0)
+        em = emulators_of(env)
+        answers = []
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            caller = threading.Thread(target=lambda: answers.append(em.ram(0)), daemon=True)
+            caller.start()
+            caller.join(timeout=30)
+            answered_while_stopped = list(answers)
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+        caller.join(timeout=30)
+        assert len(answered_while_stopped) == 1 and answered_while_stopped[0].shape == (65536,)
+        assert np.array_equal(em.ram(1), answers[0])  # worker 1 answers again once running
+        with pytest.raises(ValueError, match="unknown emulator command"), pytest.warns(UserWarning, match="Worker-0"):
+            env.emulator_call(0, "format_the_disk")  # gymnasium's log names the worker that failed
     finally:
         env.close()
 
