@@ -2,7 +2,8 @@
 
 stable-retro allows one emulator per process, so each sub-environment's emulator lives in its
 worker process (:mod:`benchgen_sonic.vector`); :class:`SonicEmulators` reaches it through the
-vector env's ``emulator_call``, sent to that worker alone (``SonicLevelEnv.emulator_command``). What each capability reads there:
+vector env's ``emulator_call``, sent to that worker alone (``SonicLevelEnv.emulator_command``).
+What each capability reads there:
 
 * ``ram``: ``RetroEnv.get_ram()``, the Genesis 68000 work RAM (64 KiB);
 * ``clone_state``: ``em.get_state()`` / ``em.set_state()``, the emulator core's save state, with
