@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 import pickle
 import zlib
 from typing import Any
@@ -227,12 +226,9 @@ class SonicLevelEnv(gym.Env):
         digest.update(pickle.dumps((kept, previous)))
         return digest.digest()
 
-    def emulator_command(self, pid: int, name: str, *args: Any) -> Any:
-        """``name(*args)`` (one of the methods above), asked of this worker process alone
-        (``SonicVectorEnv.emulator_call``); ``pid`` is the process the caller means: another
-        process answers None rather than act on the wrong emulator."""
-        if os.getpid() != pid:
-            return None
+    def emulator_command(self, name: str, *args: Any) -> Any:
+        """``name(*args)`` (one of the methods above), sent to this worker process alone
+        (``SonicVectorEnv.emulator_call``)."""
         if name not in _EMULATOR_COMMANDS:
             raise ValueError(f"unknown emulator command {name!r}")
         return getattr(self, name)(*args)

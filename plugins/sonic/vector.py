@@ -155,7 +155,7 @@ class SonicVectorEnv(SuiteVectorEnv):
     def emulator_call(self, index: int, name: str, *args: Any) -> Any:
         """Emulator command ``name(*args)`` (:mod:`benchgen_sonic.emulators`) in sub-environment
         ``index``'s worker, and only there."""
-        return self._vec.call_in(index, "emulator_command", self._vec.processes[index].pid, name, *args)
+        return self._vec.call_in(index, "emulator_command", name, *args)
 
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None):
         """Reset every sub-environment; sub-environment ``i`` is seeded with ``seed + i``.
