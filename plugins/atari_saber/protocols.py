@@ -73,6 +73,10 @@ class AtariProtocol:
     training_frames: int = 200_000_000
     """the training budget per game a run takes unless ``--frames`` says otherwise (SABER: 200M
     frames); a default, not a comparability value: runs record the budget they ran"""
+    split: str = "all"
+    """the split a run takes when it names no ``--tasks`` or ``--split`` (``splits/<name>.yaml``):
+    the benchmark's own games where the protocol comes with a fixed set (Atari 100K's 26); a
+    default, not a comparability value: runs record the tasks they ran"""
     sources: Mapping[str, str] = field(default_factory=dict)
     """parameter -> where the value comes from"""
     open_values: Mapping[str, str] = field(default_factory=dict)
@@ -107,7 +111,7 @@ class AtariProtocol:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("name", "sources", "open_values", "training_frames")
+            if f.name not in ("name", "sources", "open_values", "training_frames", "split")
         }
 
     def changed(self, changes: Mapping[str, Any]) -> AtariProtocol:
@@ -391,6 +395,7 @@ ATARI100K = AtariProtocol(
     evaluation_episodes=100,
     evaluation_epsilon=0.001,
     training_frames=400_000,
+    split="atari100k",
     sources={
         **_NO_SABER_RULES,
         **_FRAME_BUDGET,
@@ -405,6 +410,7 @@ ATARI100K = AtariProtocol(
         "evaluation_epsilon": f"{_DOPAMINE_100K}: epsilon_eval = 0.001 (DrQ(epsilon), Agarwal et al. 2021)",
         "evaluation_episode_cap_frames": "every episode's 27,000-step cap (max_episode_frames)",
         "training_frames": f"{_KAISER}: 100K agent interactions = 400K frames per game",
+        "split": f"{_KAISER}, Table 1: the 26 games (the same 26 in DER, CURL, DrQ, SPR and Agarwal et al. 2021)",
         "task_score": "Agarwal et al. 2021: the mean score of the evaluation episodes, per game and run",
     },
     open_values={

@@ -71,6 +71,7 @@ class AtariSaberSuite(Suite):
         self.atari_protocol = protocol
         self.frames_per_step = protocol.frameskip
         self.default_budget = protocol.training_frames  # SABER: 200M; Atari 100K: 400K
+        self.default_split = protocol.split  # SABER: all 61 games; Atari 100K: its 26
         if protocol.task_score != protocols.SABER.task_score:
             self.task_score_rule = protocol.task_score
 
@@ -82,6 +83,9 @@ class AtariSaberSuite(Suite):
     def _described(p: protocols.AtariProtocol) -> dict[str, Any]:
         return {
             **p.parameters(),
+            # the two defaults a run takes unless told (not comparability values: runs record their budget and tasks)
+            "training_frames": p.training_frames,
+            "split": p.split,
             "sources": dict(p.sources),
             "open_values": dict(p.open_values),
         }

@@ -13,7 +13,7 @@ import benchgen
 import benchgen_atari_saber
 from benchgen.errors import UsageError
 from benchgen.testing import build_registry
-from benchgen_atari_saber import hooks, tables
+from benchgen_atari_saber import hooks, protocols, tables
 from benchgen_atari_saber.suite import AtariSaberSuite
 from tests.fixture_plugins.toy_suite import ToySuite
 
@@ -105,6 +105,33 @@ def test_splits_are_the_papers_game_sets():
     assert len(SPLITS["atari100k"].train) == 26 and not SPLITS["atari100k"].test
     assert {"alien", "ms_pacman", "up_n_down", "private_eye"} <= set(SPLITS["atari100k"].train)
     assert set(SPLITS["atari100k_proof8"].train) < set(SPLITS["atari100k"].train)
+
+
+def test_a_protocol_with_its_own_games_runs_them_unless_told_otherwise(tmp_path):
+    """`benchgen run atari_saber rainbow --protocol atari100k` plans Atari 100K's 26 games at
+    400K frames, not the suite's 61; a protocol file based on it keeps them; --tasks and
+    --split still choose; SABER's runs keep all 61."""
+    from benchgen.config import RunConfig
+    from benchgen.registry import get_registry
+    from benchgen.run.plan import plan_units, resolve
+
+    registry = get_registry()
+
+    def planned(**run):
+        units = plan_units(resolve(registry, RunConfig(suite="atari_saber", agent="random", **run), {}))
+        return sorted(u.tasks[0] for u in units), {u.budget_frames for u in units}
+
+    assert planned(protocol="atari100k") == (sorted(SPLITS["atari100k"].train), {400_000})
+    custom = tmp_path / "sticky100k.yaml"
+    custom.write_text("base: atari100k\nsticky_action_probability: 0.25\n")
+    assert planned(protocol=str(custom))[0] == sorted(SPLITS["atari100k"].train)
+    assert planned(protocol="atari100k", tasks=["pong"])[0] == ["pong"]
+    assert planned(protocol="atari100k", split="saber_tuning5")[0] == sorted(SPLITS["saber_tuning5"].train)
+    assert len(planned()[0]) == 61 and len(planned(protocol="machado2018")[0]) == 61
+    shown = SUITE.protocol_presets()
+    assert (shown["atari100k"]["split"], shown["saber"]["split"]) == ("atari100k", "all")
+    assert "Table 1" in shown["atari100k"]["sources"]["split"]
+    assert "split" not in AtariSaberSuite(protocols.ATARI100K).protocol()  # a default, not a comparability value
 
 
 def test_the_plugin_gives_data_only_to_its_own_suite():
