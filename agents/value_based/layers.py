@@ -135,8 +135,17 @@ class Torso(nn.Module):
             self.features = int(self.body(torch.zeros(1, *obs_shape)).shape[1])
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = obs.float() / 255.0 if self.pixels else obs.float()
-        return self.body(x)
+        if not self.pixels:
+            return self.body(obs.float())
+        if torch.is_grad_enabled():
+            # The learner's pass, whose backward follows: oneDNN's convolutions run forward and backward
+            # faster on channels-last images (on one core here, the Nature torso 21 ms against 25 ms,
+            # Data-Efficient Rainbow's stride-5 torso 5.8 against 8.8), while a pass without backward is
+            # faster in the default layout (1.9 ms against 2.8 for the stride-5 torso). The same numbers
+            # either way; only the memory order differs (bench_value_updates.py measures the update).
+            x = obs.to(dtype=torch.float32, memory_format=torch.channels_last, copy=True)  # copy: div_ never writes into obs
+            return self.body(x.div_(255.0))
+        return self.body(obs.float() / 255.0)
 
 
 def linear(in_features: int, out_features: int, noisy_sigma0: float | None) -> nn.Module:

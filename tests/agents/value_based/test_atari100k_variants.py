@@ -115,3 +115,25 @@ def test_a_target_copy_with_noisy_layers_keeps_its_own_pass():
     target_passes = target_passes_while_learning(agent, env, 120)
     assert agent.target_is_online and agent.counters["updates"] >= 15
     assert target_passes >= agent.counters["updates"]
+
+
+@pytest.mark.parametrize("torso", ["nature", "data_efficient"])
+def test_the_learners_channels_last_pass_computes_what_the_acting_pass_does(torso):
+    """The torso runs its gradient pass on channels-last images (faster on oneDNN) and its other
+    passes in the default layout: the same features and gradients either way, and the caller's
+    observations (uint8 frames, or DrQ's float augmented ones, one channel included) untouched."""
+    from benchgen_agents.value_based.layers import Torso
+
+    torch.manual_seed(0)
+    for channels, dtype in ((4, torch.uint8), (1, torch.float32)):
+        net = Torso((channels, 84, 84), 64, torso)
+        obs = torch.randint(0, 256, (3, channels, 84, 84)).to(dtype)
+        before = obs.clone()
+        with torch.no_grad():
+            acting = net(obs)
+        learning = net(obs)
+        assert torch.allclose(acting, learning, atol=1e-5) and torch.equal(obs, before)
+        learning.sum().backward()
+        weight = net.body[0].weight
+        reference = torch.autograd.grad(net.body(obs.float() / 255.0).sum(), weight)[0]
+        assert torch.allclose(weight.grad, reference, rtol=1e-4, atol=1e-4)
