@@ -11,7 +11,8 @@ training loop (``ValueBasedAgent.learn``) against the sum of its parts measured 
   with the network's current noise, plus the agent's epsilon-greedy choice for dqn). It is
   counted as a part, not as overhead: it is the network's inference, which any loop must run;
 * update: ``update(beta)`` on the replay the loop filled (sampling, the learner step, the
-  priority update), timed one after another; the loop runs one every ``update_period_steps`` (4;
+  priority update), timed one after another (with the target copy after each for an agent that
+  copies it at every update, DrQ(epsilon), as its loop does); the loop runs one every ``update_period_steps`` (4;
   1 for the Atari 100K variants ``rainbow:der`` and ``dqn:drq_eps``) agent steps, and the parts
   charge the updates the loop actually ran in the window.
 
@@ -144,9 +145,15 @@ def time_act(agent, obs: np.ndarray, calls: int, timer) -> float:
 
 
 def time_updates(agent, updates: int, timer) -> float:
+    """Seconds per update; an agent whose target net is copied after every update (DrQ(epsilon))
+    gets that copy here as in its loop, where the next update then takes one pass for both nets."""
+    every_update = agent.config.target_update_steps == agent.config.update_period_steps == 1
     start = timer()
     for _ in range(updates):
         agent.update(BETA)
+        if every_update:
+            agent.target.load_state_dict(agent.online.state_dict())
+            agent.target_is_online = True
     return (timer() - start) / updates
 
 
@@ -252,7 +259,31 @@ def main(argv: list[str] | None = None) -> None:
             f"update {r['inside_update'] * 1e3:.2f} ({r['inside_update'] / r['update']:.2f} x alone), "
             f"rest {rest * 1e3:.3f} ({rest / r['loop_per_step']:.1%} of the loop)"
         )
+    for name in names:
+        if make_value_agent(name, threads, 1000, 0).config.update_period_steps == 1:  # the Atari 100K variants
+            print(atari100k_projection(name, results[name]["loop_per_step"]))
     print(f"end: {load_average()}")
+
+
+#: Atari 100K (Kaiser et al. 2020): agent steps of training per game, games in the table
+ATARI100K_STEPS, ATARI100K_GAMES = 100_000, 26
+#: issue 26's aim for the 26-game table of one seed on this machine, in hours
+ATARI100K_TABLE_AIM_HOURS = 12.0
+
+
+def atari100k_projection(name: str, loop_per_step: float) -> str:
+    """What the measured loop time per step makes of Atari 100K: one game's training (every step
+    at the loop's time; the 1,600 warm-up steps without updates are cheaper, so this is a little
+    high; the 100 evaluation episodes, no updates, come on top), and the 26-game table one game at
+    a time and two at once (``--jobs 2``, each run on its own core, which a 2-core machine has)."""
+    game_hours = loop_per_step * ATARI100K_STEPS / 3600
+    one, two = game_hours * ATARI100K_GAMES, game_hours * ATARI100K_GAMES / 2
+    verdict = "met" if two <= ATARI100K_TABLE_AIM_HOURS else "NOT met"
+    return (
+        f"  {name}: one Atari 100K game's training {game_hours * 60:.0f} min at this loop time; the 26-game table "
+        f"{one:.1f} h one game at a time, {two:.1f} h two at once (--jobs 2, a core each); aim "
+        f"<= {ATARI100K_TABLE_AIM_HOURS:.0f} h: {verdict} (evaluation episodes not included)"
+    )
 
 
 if __name__ == "__main__":
