@@ -2,7 +2,8 @@
 
 Reads the episodes ``benchmarks/atari100k_runs.sh`` exported to ``benchmarks/results/atari100k/``
 (one CSV per agent variant, game and seed), and prints, per game: benchgen's task score (the mean
-raw score of the 100 evaluation episodes after training, the ``atari100k`` protocol's), the
+raw score of the 100 evaluation episodes after training, the ``atari100k`` protocol's; with several
+seeds, each seed's and their mean), the
 published score of the same agent (``atari100k_der`` for ``der``; DrQ(epsilon)'s per-game scores are
 not shipped, so ``drq_eps`` sits beside DrQ's, ``atari100k_drq``), the random and human scores of
 ``human_atari100k``, and both human-normalized; then the mean normalized score over the games
@@ -30,16 +31,21 @@ SPREAD = ("atari100k_der", "atari100k_otrainbow", "atari100k_drq")
 EVAL_PHASE = "train_eval"
 
 
-def load(results: Path) -> dict[tuple[str, str], list[float]]:
-    """(variant, game) -> the evaluation episodes' raw scores, over every exported seed."""
-    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+def load(results: Path) -> dict[tuple[str, str], dict[int, list[float]]]:
+    """(variant, game) -> seed -> the evaluation episodes' raw scores of that seed's run."""
+    scores: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for path in sorted(results.glob("*-seed*.csv")):
         variant = path.name.split("-", 1)[0]
         with path.open() as handle:
             for row in csv.DictReader(handle):
                 if row["phase"] == EVAL_PHASE:
-                    scores[(variant, row["task"])].append(float(row["score"]))
-    return dict(scores)
+                    scores[(variant, row["task"])][int(row["seed"])].append(float(row["score"]))
+    return {key: dict(seeds) for key, seeds in scores.items()}
+
+
+def task_score(seeds: dict[int, list[float]]) -> float:
+    """The mean over seeds of each run's task score (the mean of its evaluation episodes)."""
+    return sum(sum(s) / len(s) for s in seeds.values()) / len(seeds)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,23 +60,25 @@ def main(argv: list[str] | None = None) -> None:
 
     runs = load(args.results)
     print(
-        "| agent | game | episodes | benchgen | published | random | human | benchgen normalized | published normalized |"
+        "| agent | game | seeds: score | benchgen | published | random | human | benchgen normalized | "
+        "published normalized |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     by_variant: dict[str, list[str]] = defaultdict(list)
-    for (variant, game), scores in sorted(runs.items()):
-        ours = sum(scores) / len(scores)
+    for (variant, game), seeds in sorted(runs.items()):
+        ours = task_score(seeds)
         published = human.random[game] if variant == "random" else refs[PUBLISHED[variant]].scores[game]
         by_variant[variant].append(game)
+        per_seed = ", ".join(f"{seed}: {sum(s) / len(s):,.1f} ({len(s)} ep.)" for seed, s in sorted(seeds.items()))
         print(
-            f"| {variant} | {game} | {len(scores)} | {ours:,.1f} | {published:,.1f} | {human.random[game]:,.1f} | "
+            f"| {variant} | {game} | {per_seed} | {ours:,.1f} | {published:,.1f} | {human.random[game]:,.1f} | "
             f"{human.scores[game]:,.1f} | {norm(game, ours):.3f} | {norm(game, published):.3f} |"
         )
     print()
     for variant, games in by_variant.items():
         if variant == "random":
             continue
-        ours = sum(norm(g, sum(runs[(variant, g)]) / len(runs[(variant, g)])) for g in games) / len(games)
+        ours = sum(norm(g, task_score(runs[(variant, g)])) for g in games) / len(games)
         spread = {name: sum(norm(g, refs[name].scores[g]) for g in games) / len(games) for name in SPREAD}
         low, high = min(spread.values()), max(spread.values())
         verdict = "within" if low <= ours <= high else ("above" if ours > high else "below")
