@@ -77,6 +77,10 @@ class AtariProtocol:
     """the split a run takes when it names no ``--tasks`` or ``--split`` (``splits/<name>.yaml``):
     the benchmark's own games where the protocol comes with a fixed set (Atari 100K's 26); a
     default, not a comparability value: runs record the tasks they ran"""
+    tuned: str = ""
+    """a folder of agent settings published for this protocol (``tuned/<folder>/<algorithm>.yaml``,
+    over the suite's own ``tuned/<algorithm>.yaml``): Atari 100K's Rainbow is Data-Efficient
+    Rainbow, its DQN DrQ(epsilon); empty: none. Defaults a run records, not comparability values"""
     sources: Mapping[str, str] = field(default_factory=dict)
     """parameter -> where the value comes from"""
     open_values: Mapping[str, str] = field(default_factory=dict)
@@ -111,7 +115,7 @@ class AtariProtocol:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("name", "sources", "open_values", "training_frames", "split")
+            if f.name not in ("name", "sources", "open_values", "training_frames", "split", "tuned")
         }
 
     def changed(self, changes: Mapping[str, Any]) -> AtariProtocol:
@@ -396,6 +400,7 @@ ATARI100K = AtariProtocol(
     evaluation_epsilon=0.001,
     training_frames=400_000,
     split="atari100k",
+    tuned="atari100k",
     sources={
         **_NO_SABER_RULES,
         **_FRAME_BUDGET,

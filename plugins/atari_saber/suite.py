@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from benchgen.errors import UsageError, did_you_mean
 from benchgen.scoring import PublishedAggregate, ReferenceScores
 from benchgen.suite import EvaluationSchedule, Suite
+from benchgen.tuned import TunedSettings, entries_for, load_tuned_file
 from benchgen_atari_saber import env as saber_env
 from benchgen_atari_saber import flavors, protocols, published, tables
 from benchgen_atari_saber.scoring import AtariScorer, reference_tables
@@ -102,6 +104,17 @@ class AtariSaberSuite(Suite):
         if not suite.protocol_changes:
             suite = type(self)(chosen)
         return suite
+
+    def tuned_settings(self, algorithm: str, task: str | None, joint: bool = False) -> list[TunedSettings]:
+        """The suite's tuned settings (``tuned/<algorithm>.yaml``), then over them those published
+        for the protocol (``AtariProtocol.tuned``: ``tuned/atari100k/rainbow.yaml`` makes a Rainbow
+        run under ``atari100k`` Data-Efficient Rainbow unless the user picks another variant)."""
+        entries = super().tuned_settings(algorithm, task, joint)
+        folder = self.atari_protocol.tuned
+        path = Path(__file__).parent / "tuned" / folder / f"{algorithm}.yaml"
+        if folder and path.is_file():
+            entries += entries_for(load_tuned_file(path), task, joint)
+        return entries
 
     def capabilities(self) -> frozenset[str]:
         """RAM, the palette screen, state clone/restore and per-frame actions (``emulators.py``)."""

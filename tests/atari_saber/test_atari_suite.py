@@ -134,6 +134,33 @@ def test_a_protocol_with_its_own_games_runs_them_unless_told_otherwise(tmp_path)
     assert "split" not in AtariSaberSuite(protocols.ATARI100K).protocol()  # a default, not a comparability value
 
 
+def test_atari100k_runs_rainbow_and_dqn_as_the_benchmark_knows_them(tmp_path):
+    """Under `--protocol atari100k` Rainbow is Data-Efficient Rainbow and DQN is DrQ(epsilon), from
+    the suite's protocol settings (each value sourced), unless the user picks a variant; SABER's
+    runs keep the papers' own; a protocol file based on atari100k keeps them too."""
+    from benchgen.config import RunConfig
+    from benchgen.registry import get_registry
+    from benchgen.run.plan import resolve
+
+    registry = get_registry()
+
+    def resolved(agent, protocol=None, **overrides):
+        run = RunConfig(suite="atari_saber", agent=agent, tasks=["pong"], protocol=protocol)
+        return resolve(registry, run, overrides)
+
+    der = resolved("rainbow", "atari100k")
+    assert der.agent_config.variant == "der" and der.agent_config.update_period_steps == 1
+    assert "Data-Efficient Rainbow" in der.config_sources["variant"] and der.config_sources["n_step"] == "variant der"
+    assert resolved("dqn", "atari100k").agent_config.variant == "drq_eps"
+    assert resolved("rainbow", "atari100k", variant="paper").agent_config.update_period_steps == 4
+    assert resolved("rainbow", "atari100k", n_step=3).agent_config.n_step == 3  # --set over the variant
+    assert resolved("rainbow").agent_config.variant == "paper" and resolved("dqn").agent_config.variant == "nature"
+    custom = tmp_path / "sticky100k.yaml"
+    custom.write_text("base: atari100k\nsticky_action_probability: 0.25\n")
+    assert resolved("rainbow", str(custom)).agent_config.variant == "der"
+    assert "tuned" not in AtariSaberSuite(protocols.ATARI100K).protocol()
+
+
 def test_the_plugin_gives_data_only_to_its_own_suite():
     other = type("OtherSuite", (ToySuite,), {"name": "sonic"})()  # another plugin's suite
 
