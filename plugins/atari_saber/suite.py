@@ -113,7 +113,7 @@ class AtariSaberSuite(Suite):
         folder = self.atari_protocol.tuned
         path = Path(__file__).parent / "tuned" / folder / f"{algorithm}.yaml"
         if folder and path.is_file():
-            entries += entries_for(load_tuned_file(path), task, joint)
+            entries = [*entries, *entries_for(load_tuned_file(path), task, joint)]
         return entries
 
     def capabilities(self) -> frozenset[str]:
