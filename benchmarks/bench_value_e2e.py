@@ -191,6 +191,7 @@ def bench_agent(name: str, args, threads: int, timer) -> dict:
     ]
     total = {key: sum(loop[key] for loop in loops) for key in loops[0]}
     return {
+        "period": period,
         "env": statistics.fmean(env_t),
         "act": statistics.fmean(act_t),
         "update": statistics.fmean(upd_t),
@@ -260,7 +261,7 @@ def main(argv: list[str] | None = None) -> None:
             f"rest {rest * 1e3:.3f} ({rest / r['loop_per_step']:.1%} of the loop)"
         )
     for name in names:
-        if make_value_agent(name, threads, 1000, 0).config.update_period_steps == 1:  # the Atari 100K variants
+        if results[name]["period"] == 1:  # the Atari 100K variants
             print(atari100k_projection(name, results[name]["loop_per_step"]))
     print(f"end: {load_average()}")
 
