@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Atari 100K proof runs (issue 26): Data-Efficient Rainbow on eight games and DrQ(epsilon) on
-# three, one seed, one game at a time, and benchgen's random agent's 100 evaluation episodes on
+# four, one seed, one game at a time, and benchgen's random agent's 100 evaluation episodes on
 # each game under the same protocol; each run's episodes are exported to
 # benchmarks/results/atari100k/ as soon as it ends (benchmarks/atari100k_table.py tabulates them). Run it again after a kill: every run
 # resumes from its last checkpoint (the replay memory is saved with it, so a resumed game
@@ -22,7 +22,7 @@ RESULTS=benchmarks/results/atari100k
 mkdir -p "$OUT" "$RESULTS"
 
 DER_GAMES="crazy_climber freeway hero kangaroo alien amidar frostbite ms_pacman"
-DRQ_GAMES="crazy_climber freeway hero"
+DRQ_GAMES="crazy_climber freeway hero ms_pacman"
 
 one() {  # one() AGENT VARIANT GAME
   local agent=$1 variant=$2 game=$3 dir="$OUT/$2-$3-seed$SEED"
