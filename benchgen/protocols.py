@@ -52,6 +52,16 @@ def apply_choice(suite: Suite, choice: Mapping[str, Any] | None) -> Suite:
     return suite.with_protocol(choice["preset"], dict(choice["changes"]))
 
 
+def protocol_budget(suite: Suite, choice: Mapping[str, Any] | None) -> int:
+    """The budget a run under ``choice`` must reach to be protocol-length: ``default_budget`` of
+    ``suite`` under that protocol (Atari 100K: 400K frames, not SABER's 200M). A run whose preset is
+    no longer shipped is held to the suite's own budget."""
+    try:
+        return apply_choice(suite, choice).default_budget
+    except UsageError:
+        return suite.default_budget
+
+
 def protocol_label(protocol: Mapping[str, Any]) -> str | None:
     """How a run's recorded ``protocol()`` names its protocol: ``NAME``, ``custom (from BASE)``,
     or None for a suite without named protocols; a preset past its first version says which

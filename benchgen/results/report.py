@@ -29,7 +29,7 @@ from benchgen.phases import (
     evaluated_phase,
     evaluation_phase,
 )
-from benchgen.protocols import protocol_label
+from benchgen.protocols import protocol_budget, protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures, summaries
 from benchgen.results.compare.gather import Run, load_phases, views_of
@@ -94,7 +94,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         | ({ZEROSHOT} if short else set()),
         key=_phase_rank,
     )
-    default_budget = suite.default_budget
+    default_budget = protocol_budget(suite, record.protocol_choice)
     report: dict[str, Any] = {
         "run_dir": str(run_dir),
         "suite": record.suite,

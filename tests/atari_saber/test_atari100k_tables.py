@@ -148,6 +148,7 @@ def _atari100k_runs(root, protocol=None):
             budget=400_000,
             protocol=protocol,
             suite="atari_saber",
+            protocol_choice={"preset": "atari100k", "changes": {}},
         )
     return games
 
@@ -156,6 +157,8 @@ def test_compare_of_atari100k_runs_reports_the_fields_aggregates(tmp_path):
     games = _atari100k_runs(tmp_path)
     result = build_comparison([tmp_path], reps=50, curve_points=2)
     assert result["baseline"] == "human_atari100k"
+    # 400K frames is the whole of Atari 100K's budget, not a scaled-down SABER run (200M frames)
+    assert result["protocol_length"] and result["protocol_budget"] == 400_000
     assert result["metrics"] == ["median", "iqm", "mean", "optimality_gap"]
     rh = tables.atari100k_random_human()
     dqn = result["agents"]["dqn"]
@@ -194,6 +197,8 @@ def test_cli_compare_report_and_references_show_the_atari100k_tables(tmp_path, c
     (run / "run.json").write_text(json.dumps(meta))
     report = build_report(run)
     assert report["phases"]["train"]["normalized"]["baseline"] == "human_atari100k"
+    assert report["protocol_length"] and report["protocol_budget"] == 400_000
+    assert "protocol-length" not in md.lower()
     # benchgen references lists the tables with their sources
     assert main(["references", "atari_saber"]) == 0
     listing = capsys.readouterr().out

@@ -20,6 +20,7 @@ def make_run(
     protocol: dict | None = None,
     agent_config: dict | None = None,
     suite: str = "toy",
+    protocol_choice: dict | None = None,
 ) -> Path:
     """A finished single-task-per-unit run: ``scores[seed][task]`` are the episode scores in order,
     finishing at evenly spaced frame counts up to ``budget``. ``score_half`` is half the score."""
@@ -39,6 +40,7 @@ def make_run(
         "frames_per_step": 4,
         "checkpoints": [budget // 4, budget],
         "protocol": protocol if protocol is not None else {"version": "1", "frames_per_step": 4},
+        "protocol_choice": protocol_choice,
         "task_score_rule": "mean raw score of the last 100 episodes",
         "episode_fields": ["score_half"],
         "plugins": [],

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError
+from benchgen.protocols import protocol_budget
 from benchgen.results.compare import stats
 from benchgen.results.compare.gather import check_protocols, load_runs, views_of
 from benchgen.results.compare.options import DEFAULTS
@@ -81,6 +82,7 @@ def build_comparison(
     diffs, forced = check_protocols(runs, force)
     meta0 = runs[0].record
     suite = registry.suite(meta0.suite)
+    budgets = [protocol_budget(suite, r.record.protocol_choice) for r in runs]  # each run's own protocol's
     unit = meta0.budget_unit
     plugin_tables = dict(registry.reference_scores(suite))
     user_tables = {}
@@ -182,8 +184,8 @@ def build_comparison(
         "amount": amount,
         "amount_label": format_amount(amount),
         "at": at,
-        "protocol_length": all(r.budget >= suite.default_budget for r in runs),
-        "protocol_budget": suite.default_budget,
+        "protocol_length": all(r.budget >= budget for r, budget in zip(runs, budgets)),
+        "protocol_budget": max(budgets),
         "view": view,
         "views": views,
         "view_labels": {v: label for v, label in views_of(meta0).items() if v in views},
