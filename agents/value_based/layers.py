@@ -146,7 +146,10 @@ class Torso(nn.Module):
             # copy=True: a float channels-last obs would otherwise come back as itself, and div_ write into it
             x = obs.to(dtype=torch.float32, memory_format=torch.channels_last, copy=True)
             return self.body(x.div_(255.0))
-        return self.body(obs.float() / 255.0)
+        # In place: an out-of-place ``/ 255`` allocates a second batch-sized buffer, fresh memory from
+        # the system each time (page faults), 4.1 ms against 0.2 ms for a batch of 32 on one core here.
+        # ``copy=True``: a float obs would otherwise come back as itself, and div_ write into it.
+        return self.body(obs.to(dtype=torch.float32, copy=True).div_(255.0))
 
 
 def linear(in_features: int, out_features: int, noisy_sigma0: float | None) -> nn.Module:
