@@ -4,12 +4,13 @@ Reads the episodes ``benchmarks/atari100k_runs.sh`` exported to ``benchmarks/res
 (one CSV per agent variant, game and seed), and prints, per game: benchgen's task score (the mean
 raw score of the 100 evaluation episodes after training, the ``atari100k`` protocol's; with several
 seeds, each seed's and their mean), the
-published score of the same agent (``atari100k_der`` for ``der``; DrQ(epsilon)'s per-game scores are
-not shipped, so ``drq_eps`` sits beside DrQ's, ``atari100k_drq``), the random and human scores of
+published score of the same agent (``atari100k_der`` for ``der``, ``atari100k_drq_eps`` for
+``drq_eps``: the mean of Agarwal et al. 2021's 100 runs a game), the random and human scores of
 ``human_atari100k``, and both human-normalized; then the mean normalized score over the games
 benchgen has run, beside the published DER, OTRainbow and DrQ means over the same games (the
-spread a run is expected to fall in). All published numbers come from the suite's reference
-tables, which name their sources (SPR, Schwarzer et al. 2021, Table 1).
+spread a run is expected to fall in, issue 26) and DrQ(epsilon)'s. All published numbers come from
+the suite's reference tables, which name their sources (SPR, Schwarzer et al. 2021, Table 1;
+DrQ(epsilon): IRIS, Micheli et al. 2023, Table 1).
 
 Usage: python benchmarks/atari100k_table.py [--results benchmarks/results/atari100k] [--markdown]
 """
@@ -25,9 +26,9 @@ from benchgen.registry import get_registry
 
 #: agent variant -> the published table it is compared with (``random``: the papers' random scores,
 #: beside which benchgen's random agent under the same protocol shows what "above random" means here)
-PUBLISHED = {"der": "atari100k_der", "drq_eps": "atari100k_drq", "random": "random"}
+PUBLISHED = {"der": "atari100k_der", "drq_eps": "atari100k_drq_eps", "random": "random"}
 #: the published agents whose spread the mean over the run's games should fall in (issue 26)
-SPREAD = ("atari100k_der", "atari100k_otrainbow", "atari100k_drq")
+SPREAD = ("atari100k_der", "atari100k_otrainbow", "atari100k_drq", "atari100k_drq_eps")
 EVAL_PHASE = "train_eval"
 
 

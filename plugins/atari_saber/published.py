@@ -32,7 +32,8 @@ print that the tables let benchgen recompute.
   ``atari100k_otrainbow`` (OTRainbow, Kielak 2019), ``atari100k_curl`` (CURL, Srinivas, Laskin et
   al. 2020), ``atari100k_drq`` (DrQ, Kostrikov et al. 2021), each as SPR reprints it from its
   paper, and ``atari100k_spr`` (SPR's own, 10 seeds); BBF (Schwarzer et al. 2023), its per-game
-  appendix table: ``atari100k_bbf``. Protocol ``{"protocol": "atari100k"}``, view ``score`` (the whole
+  appendix table: ``atari100k_bbf``; DrQ(epsilon), the mean of Agarwal et al. 2021's 100 runs a
+  game (the column "DrQ" of IRIS's Table 1, Micheli et al. 2023): ``atari100k_drq_eps``. Protocol ``{"protocol": "atari100k"}``, view ``score`` (the whole
   episode, which that protocol caps at 108,000 frames). Their yardstick is ``human_atari100k``
   (``scoring.py``): the human scores with the papers' own random scores.
 
@@ -287,6 +288,8 @@ def machado2018_tables() -> list[ReferenceScores]:
 
 SPR2021 = "SPR (Schwarzer et al. 2021)"
 BBF2023 = "BBF (Schwarzer et al. 2023)"
+AGARWAL2021 = "Agarwal et al. 2021"
+IRIS2023 = "IRIS (Micheli et al. 2023)"
 ATARI100K_PROTOCOL = {"protocol": "atari100k"}
 #: SPR Table 1's columns: (column, who, the paper the scores come from)
 ATARI100K_SPR_COLUMNS = (
@@ -320,6 +323,16 @@ def atari100k_tables() -> list[ReferenceScores]:
             scores=dict(tables.atari100k_table("bbf2023")["bbf"]),
             description=f"{BBF2023}: BBF, replay ratio 8; {_ATARI100K_WHAT}",
             source=f"{BBF2023}, appendix, per-game score table",
+            protocol=dict(ATARI100K_PROTOCOL),
+        )
+    )
+    out.append(
+        ReferenceScores(
+            name="atari100k_drq_eps",
+            scores=dict(tables.atari100k_table("drq_eps2021")["drq_eps"]),
+            description=f"{AGARWAL2021}: DrQ(epsilon), DrQ with epsilon 0.01 in training and 0.001 in "
+            f"evaluation, mean of 100 runs per game; {_ATARI100K_WHAT}",
+            source=f"{AGARWAL2021}, released per-run scores; {IRIS2023}, Table 1, column DrQ",
             protocol=dict(ATARI100K_PROTOCOL),
         )
     )
@@ -462,7 +475,11 @@ def atari100k_aggregates() -> list[PublishedAggregate]:
     :class:`~benchgen_atari_saber.scoring.AtariScorer` against ``human_atari100k``."""
     scorer = scoring.AtariScorer()
     references = {t.name: t for t in atari100k_tables()}
-    papers = {"SPR Table 1": f"{SPR2021}, Table 1", "BBF via paperswithcode": f"{BBF2023}, as paperswithcode lists it"}
+    papers = {
+        "SPR Table 1": f"{SPR2021}, Table 1",
+        "BBF via paperswithcode": f"{BBF2023}, as paperswithcode lists it",
+        "IRIS Table 1": f"{IRIS2023}, Table 1",
+    }
     out = []
     for a in tables.atari100k_printed_aggregates():
         result = scorer.score(references[f"atari100k_{a.subject}"].scores, baseline=a.baseline)

@@ -289,6 +289,7 @@ ATARI100K_RANDOM_HUMAN_CSV = DATA / "atari100k_random_human.csv"
 ATARI100K_TABLE_CSV = {
     "spr2021": DATA / "atari100k_table_spr2021.csv",
     "bbf2023": DATA / "atari100k_table_bbf2023.csv",
+    "drq_eps2021": DATA / "atari100k_table_drq_eps2021.csv",
 }
 ATARI100K_AGGREGATES_CSV = DATA / "atari100k_printed_aggregates.csv"
 
@@ -316,7 +317,8 @@ def atari100k_random_human() -> dict[str, tuple[float, float]]:
 
 @cache
 def atari100k_table(name: str) -> dict[str, dict[str, float]]:
-    """An Atari 100K paper's per-game table (``spr2021``, ``bbf2023``): column -> game -> score."""
+    """An Atari 100K paper's per-game table (``spr2021``, ``bbf2023``, ``drq_eps2021``): column ->
+    game -> number (a score, or for ``drq_eps2021`` also ``runs_at_zero``, a count of runs)."""
     rows = _commented_rows(ATARI100K_TABLE_CSV[name])
     columns = [c for c in rows[0] if c != "game"]
     table: dict[str, dict[str, float]] = {c: {} for c in columns}

@@ -24,7 +24,7 @@ GAMES = [
     "kung_fu_master", "ms_pacman", "pong", "private_eye", "qbert", "road_runner", "seaquest", "up_n_down",
 ]  # fmt: skip
 NAMES = ["atari100k_simple", "atari100k_der", "atari100k_otrainbow", "atari100k_curl", "atari100k_drq"]
-NAMES += ["atari100k_spr", "atari100k_bbf"]
+NAMES += ["atari100k_spr", "atari100k_bbf", "atari100k_drq_eps"]
 TABLES = {t.name: t for t in published.atari100k_tables()}
 AGGREGATES = published.atari100k_aggregates()
 
@@ -72,8 +72,10 @@ def test_tables_cover_the_26_games_with_source_protocol_and_view():
         assert shipped[name] == table
         assert list(table.scores) == GAMES, name
         assert table.protocol == {"protocol": "atari100k"} and table.view == "score"
-        assert table.source.startswith(("SPR (Schwarzer et al. 2021), Table 1", "BBF (Schwarzer et al. 2023)"))
-        assert table.description.split(":")[0] in (published.SPR2021, published.BBF2023)
+        assert table.source.startswith(
+            ("SPR (Schwarzer et al. 2021), Table 1", "BBF (Schwarzer et al. 2023)", "Agarwal et al. 2021")
+        )
+        assert table.description.split(":")[0] in (published.SPR2021, published.BBF2023, published.AGARWAL2021)
     for column, _, paper in published.ATARI100K_SPR_COLUMNS:
         assert paper in TABLES[f"atari100k_{column}"].description
 
@@ -88,6 +90,15 @@ def test_spot_checks_of_every_table():
     assert (t["atari100k_drq"]["private_eye"], t["atari100k_drq"]["road_runner"]) == (-13.6, 8895.1)
     assert (t["atari100k_spr"]["boxing"], t["atari100k_spr"]["up_n_down"]) == (35.8, 28138.5)
     assert (t["atari100k_bbf"]["alien"], t["atari100k_bbf"]["battle_zone"]) == (1173.2, 24459.8)
+    # DrQ(epsilon): means of the 100 released runs (IRIS Table 1 prints them to 0.1: 865.2, 21539.0)
+    assert (t["atari100k_drq_eps"]["alien"], t["atari100k_drq_eps"]["crazy_climber"]) == (865.16, 21539.0)
+
+
+def test_drq_eps_freeway_is_a_mean_over_runs_of_which_a_quarter_never_score():
+    """What the README's DrQ(epsilon) Freeway run is read against: 27 of the 100 runs end at 0."""
+    drq_eps = tables.atari100k_table("drq_eps2021")
+    assert drq_eps["runs_at_zero"]["freeway"] == 27 and drq_eps["drq_eps"]["freeway"] == 20.26
+    assert sum(drq_eps["runs_at_zero"].values()) == 27 + 2 + 34  # freeway, hero, private_eye
 
 
 def _aggregate(subject: str, quantity: str):
@@ -117,8 +128,11 @@ def test_printed_aggregates_come_out_of_the_printed_tables():
         count = _aggregate(subject, "games at or above human")
         assert (count.published, count.recomputed) == (superhuman, superhuman)
         assert "SPR (Schwarzer et al. 2021), Table 1" == count.source
-    assert len(AGGREGATES) == 6 * 3 + 2
+    assert len(AGGREGATES) == 6 * 3 + 2 + 2
     assert _aggregate("bbf", "median").matches and _aggregate("bbf", "median").published == 0.917
+    for quantity, printed in (("mean", 0.465), ("median", 0.313)):  # IRIS Table 1, column DrQ (= DrQ(epsilon))
+        a = _aggregate("drq_eps", quantity)
+        assert a.published == printed and a.matches and a.source == "IRIS (Micheli et al. 2023), Table 1"
 
 
 def test_only_the_documented_discrepancies_differ():
