@@ -152,8 +152,7 @@ def time_updates(agent, updates: int, timer) -> float:
     for _ in range(updates):
         agent.update(BETA)
         if every_update:
-            agent.target.load_state_dict(agent.online.state_dict())
-            agent.target_is_online = True
+            agent.copy_target()
     return (timer() - start) / updates
 
 

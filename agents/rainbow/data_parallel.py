@@ -62,6 +62,7 @@ def adopt(agent, state: dict[str, Any]) -> None:
     agent.target.load_state_dict(state["target"])
     agent.optimizer.load_state_dict(state["optimizer"])
     agent.counters.update(state["counters"])
+    agent.target_is_online = False  # new weights: equal again only after the next target copy
 
 
 class RainbowWorkerProgram(WorkerProgram):
@@ -121,7 +122,7 @@ class RainbowWorkerProgram(WorkerProgram):
                 losses.append(loss)
                 qs.append(q)
             if unit_steps // cfg.target_update_steps > c["target_syncs"]:
-                agent.target.load_state_dict(agent.online.state_dict())
+                agent.copy_target()
                 c["target_syncs"] = unit_steps // cfg.target_update_steps
         stats = {"updates": float(len(losses)), "play_and_update_seconds": time.perf_counter() - start}
         if losses:

@@ -507,7 +507,7 @@ class ApexLearner:
 
     def _sync_target(self) -> None:
         c = self.agent.counters
-        self.agent.target.load_state_dict(self.agent.online.state_dict())
+        self.agent.copy_target()
         c["target_syncs"] = c["agent_steps"] // self.config.target_update_steps
         self.target_version += 1
 

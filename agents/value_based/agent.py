@@ -122,6 +122,13 @@ class ValueBasedAgent(Agent):
         self.online.reset_noise(self.generator)
         self.target.reset_noise(self.generator)
 
+    def copy_target(self) -> None:
+        """The target network becomes a copy of the online one (DQN's periodic copy). Until the next
+        update changes the online weights the two are equal, which lets a head take one pass for both
+        (``target_is_online``: DrQ(epsilon), whose target is copied after every update)."""
+        self.target.load_state_dict(self.online.state_dict())
+        self.target_is_online = True
+
     # -- the learner update ------------------------------------------------------------------
     def update(self, beta: float) -> tuple[float, float]:
         """One gradient step on a prioritized batch; returns (mean loss, mean Q of taken actions)."""
@@ -262,8 +269,7 @@ class ValueBasedAgent(Agent):
 
             # Target network: a copy of the online net every target_update_steps agent steps.
             if c["agent_steps"] // cfg.target_update_steps > c["target_syncs"]:
-                self.target.load_state_dict(self.online.state_dict())
-                self.target_is_online = True
+                self.copy_target()
                 c["target_syncs"] = c["agent_steps"] // cfg.target_update_steps
             ctx.maybe_checkpoint()
         self.insert_pending_priorities()
