@@ -58,7 +58,7 @@ TINY["rainbow_joint"] = dict(TINY["rainbow"], workers=0)
 #: smaller searches where a simulated step costs more: a Sonic save state is 1 MB (compressed at
 #: every clone), where an Atari one is a few KB
 TINY_ON_SUITE = {
-    ("brfs", "sonic"): dict(max_frames_per_action=12),
+    ("brfs", "sonic"): dict(max_frames_per_action=4),  # one expansion (of 4 frames) per action
     ("uct", "sonic"): dict(simulations_per_action=2, max_depth_frames=8),
 }
 
