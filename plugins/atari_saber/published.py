@@ -33,8 +33,9 @@ print that the tables let benchgen recompute.
   al. 2020), ``atari100k_drq`` (DrQ, Kostrikov et al. 2021), each as SPR reprints it from its
   paper, and ``atari100k_spr`` (SPR's own, 10 seeds); BBF (Schwarzer et al. 2023), its per-game
   appendix table: ``atari100k_bbf``; DrQ(epsilon), the mean of Agarwal et al. 2021's 100 runs a
-  game (the column "DrQ" of IRIS's Table 1, Micheli et al. 2023): ``atari100k_drq_eps``. Protocol ``{"protocol": "atari100k"}``, view ``score`` (the whole
-  episode, which that protocol caps at 108,000 frames). Their yardstick is ``human_atari100k``
+  game (the column "DrQ" of IRIS's Table 1, Micheli et al. 2023): ``atari100k_drq_eps``. Protocol
+  ``{"protocol": "atari100k"}``, view ``score`` (the whole episode, which that protocol caps at
+  108,000 frames). Their yardstick is ``human_atari100k``
   (``scoring.py``): the human scores with the papers' own random scores.
 
 Views: SABER's tables are in the view their column names (``score``: no time limit). Bellemare et
