@@ -1,7 +1,7 @@
 """Helpers shared by ``bench_value_updates.py`` and ``bench_value_e2e.py`` (not a benchmark itself).
 
 * :func:`make_value_agent`: ``dqn``, ``rainbow`` or ``rainbow_iqn`` at its paper defaults on given
-  spaces, on the CPU, with a given torch thread count (only the replay size and the learning start,
+  spaces, on the CPU (or another device), with a given torch thread count (only the replay size and the learning start,
   which do not change an update's arithmetic, are set here);
 * :func:`fill_replay`: synthetic Atari frames (a sliding 4-frame stack of random 84x84 frames);
 * :func:`matmul_rate`: this machine's dense float32 matrix-multiply rate (best of repetitions);
@@ -49,9 +49,18 @@ def resolve_threads(threads: int) -> int:
     return cpu_threads(threads)
 
 
-def make_value_agent(name: str, threads: int, replay_capacity: int, learning_starts_steps: int = 0, environment=None):
-    """The agent ``name`` at its paper defaults (float32) on the CPU; ``environment`` (an
-    ``AgentEnvironment``) defaults to the Atari shapes with 4 frames per step."""
+def make_value_agent(
+    name: str,
+    threads: int,
+    replay_capacity: int,
+    learning_starts_steps: int = 0,
+    environment=None,
+    device: str = "cpu",
+    **settings,
+):
+    """The agent ``name`` at its paper defaults (float32, unless ``settings`` say otherwise) on
+    ``device``; ``environment`` (an ``AgentEnvironment``) defaults to the Atari shapes with 4
+    frames per step."""
     from benchgen.agent import AgentEnvironment
 
     name, _, variant = name.partition(":")
@@ -64,9 +73,10 @@ def make_value_agent(name: str, threads: int, replay_capacity: int, learning_sta
             **variant_defaults,
             "replay_capacity": replay_capacity,
             "learning_starts_frames": 4 * learning_starts_steps,
-            "device": "cpu",
+            "device": device,
             "torch_threads": threads,
             "precision": "float32",
+            **settings,
         }
     )
     return module.make_agent(config, environment or AgentEnvironment(ATARI_OBS, ATARI_ACTIONS, 4))

@@ -106,6 +106,7 @@ class ValueBasedAgent(Agent):
             "seeded": False,  # networks and RNGs drawn from the unit's seed
         }
         self._pending: list[np.ndarray] = []  # actor_priorities: completed transitions awaiting theirs
+        self._graphed = None  # the CUDA-graph learner step, made at the first update on a GPU
         self._build(seed=0)
 
     def _build(self, seed: int) -> None:
@@ -135,6 +136,19 @@ class ValueBasedAgent(Agent):
         cfg = self.config
         batch = self.replay.sample(cfg.batch_size, beta, self.np_rng)
         batch = augment_batch(batch, cfg.augmentation, self.np_rng)  # DrQ: shifted states, shifted next states
+        graphed = self._graphed_step()
+        stats = (graphed(batch) if graphed is not None else self.learner_step(batch)).cpu().numpy()
+        self.target_is_online = False
+        self.replay.update_priorities(batch["indices"], stats[:-1])  # priorities from the per-sample loss
+        self.counters["updates"] += 1
+        return float(stats[:-1].mean()), float(stats[-1])
+
+    def learner_step(self, batch: dict) -> torch.Tensor:
+        """The gradient step of :meth:`update` on ``batch`` (numpy arrays, or tensors already on
+        the device): the importance-weighted loss, its backward pass, the optimizer step. Returns,
+        on the device, the per-sample losses followed by the mean Q of the taken actions. Nothing
+        in it waits for the device, so on a GPU it can be captured as a CUDA graph (``cuda_graph.py``)."""
+        cfg = self.config
         weights = self._tensor(batch["weights"])
         per_sample, q_taken = self.sample_losses(batch)
         loss = (weights * per_sample).mean()  # PER: importance weights correct the sampling bias
@@ -145,12 +159,18 @@ class ValueBasedAgent(Agent):
         if cfg.max_grad_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.online.parameters(), cfg.max_grad_norm)
         self.optimizer.step()
-        self.target_is_online = False
+        return torch.cat([per_sample.detach(), q_taken.detach().mean().view(1)])
 
-        stats = torch.cat([per_sample.detach(), q_taken.detach().mean().view(1)]).cpu().numpy()
-        self.replay.update_priorities(batch["indices"], stats[:-1])  # priorities from the per-sample loss
-        self.counters["updates"] += 1
-        return float(stats[:-1].mean()), float(stats[-1])
+    def _graphed_step(self):
+        """The CUDA-graph learner step (``cuda_graphs``) where it applies: a CUDA device, a torch
+        that can capture the agent's generator, and a learner whose gradients stay in this process
+        (a data-parallel worker's all-reduce between backward and step is not captured); else None."""
+        if self._graphed is None and self.config.cuda_graphs and self.device.type == "cuda":
+            from benchgen_agents.value_based.cuda_graph import GraphedLearnerStep, graphs_supported
+
+            if graphs_supported() and type(self).reduce_gradients is ValueBasedAgent.reduce_gradients:
+                self._graphed = GraphedLearnerStep(self)
+        return self._graphed
 
     def reduce_gradients(self) -> None:
         """Between the backward pass and the norm clip and optimizer step: nothing in one process;
@@ -408,7 +428,11 @@ class ValueBasedAgent(Agent):
         online.load_state_dict(ckpt["online"])
         target.load_state_dict(ckpt["target"])
         optimizer = self.make_optimizer(online.parameters())
+        capturable = [group.get("capturable") for group in optimizer.param_groups]
         optimizer.load_state_dict(ckpt["optimizer"])
+        for group, flag in zip(optimizer.param_groups, capturable, strict=True):
+            if flag is not None:  # a GPU run's CUDA-graph setting (cuda_graph.py) is this device's to choose
+                group["capturable"] = flag
         generator = torch.Generator(device=self.device)
         generator.set_state(ckpt["generator"])
         self.online, self.target, self.optimizer, self.generator = online, target, optimizer, generator

@@ -133,6 +133,10 @@ class ValueBasedConfig:
     float32): about 3x faster learner updates on CPUs with AMX/AVX512-BF16 and on recent GPUs,
     at about 3 significant digits per product (benchgen setting). Opt-in until a learning check
     shows that bfloat16 learns as float32 does (not yet run; see the README)."""
+    cuda_graphs: bool = True
+    """On a CUDA device, replay the learner step (losses, backward pass, optimizer step) as a
+    CUDA graph after three eager steps: the same arithmetic with one launch instead of hundreds
+    (``value_based/cuda_graph.py``; benchgen setting). No effect on the CPU; false: eager steps."""
     log_every_updates: int = 250
     """Log loss and Q statistics (TensorBoard) averaged over this many learner updates."""
 

@@ -45,10 +45,20 @@ class Head(abc.ABC):
 
     # -- shared helpers -------------------------------------------------------------------------
     def _autocast(self):
-        """bfloat16 matrix products when ``precision="bfloat16"``, else a no-op context."""
-        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bfloat16")
+        """bfloat16 matrix products when ``precision="bfloat16"``, else a no-op context. Without
+        autocast's weight cache: a CUDA graph cannot capture it (PyTorch's CUDA Graphs notes), and
+        each region here casts a weight once anyway."""
+        return torch.autocast(
+            self.device.type,
+            dtype=torch.bfloat16,
+            enabled=self.config.precision == "bfloat16",
+            cache_enabled=False,
+        )
 
-    def _tensor(self, array: np.ndarray) -> torch.Tensor:
+    def _tensor(self, array: np.ndarray | torch.Tensor) -> torch.Tensor:
+        """A batch entry on the device (a tensor already there, e.g. a CUDA graph's input, as is)."""
+        if isinstance(array, torch.Tensor):
+            return array.to(self.device, non_blocking=True)
         return torch.from_numpy(np.ascontiguousarray(array)).to(self.device, non_blocking=True)
 
     def _batch_tensors(self, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, ...]:
