@@ -24,6 +24,7 @@ Usage: python benchmarks/bench_gpu_e2e.py [--agent rainbow_iqn] [--game breakout
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -43,12 +44,19 @@ def synchronized_clock() -> float:
     return time.perf_counter()
 
 
-def run(name: str, args, graphs: bool) -> dict:
+def run(name: str, args, graphs: bool, env_threads: int | None = None, torch_threads: int | None = None) -> dict:
+    """The loop and the env alone, with the learner step eager or graphed; ``env_threads``:
+    emulator threads (default: the suite's, one per sub-environment up to the cores);
+    ``torch_threads``: torch's CPU threads (default: torch's, every core)."""
     from benchgen.registry import Registry
+    from benchgen_atari_saber.env import SaberVectorEnv
 
     registry = Registry(autoload=True)
     suite, spec = registry.suite("atari_saber"), registry.agent(name.partition(":")[0])
-    env = suite.agent_wrappers(suite.make_env([args.game] * args.envs, seed=0), spec.needs)
+    if torch_threads:
+        torch.set_num_threads(torch_threads)
+    saber = SaberVectorEnv([args.game] * args.envs, seed=0, protocol=suite.atari_protocol, num_threads=env_threads)
+    env = suite.agent_wrappers(saber, spec.needs)
     capacity = args.learning_starts + args.steps + 10_000
     agent = make_value_agent(
         name,
@@ -96,7 +104,16 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("bench_gpu_e2e needs a CUDA device (torch sees none)")
     torch.set_float32_matmul_precision("high")
     (name,) = parse_agents(args.agent)
-    results = {graphs: run(name, args, graphs) for graphs in (False, True)}
+    cores = len(os.sched_getaffinity(0))
+    variants = {  # label: (graphs, emulator threads, torch CPU threads)
+        "eager": (False, None, None),
+        "graph": (True, None, None),
+        f"graph, {cores - 1} emulator threads, 1 torch thread": (True, max(1, min(args.envs, cores - 1)), 1),
+    }
+    results = {}
+    for label, (graphs, env_threads, torch_threads) in variants.items():
+        results[label] = run(name, args, graphs, env_threads, torch_threads)
+        print(f"  {label}: {results[label]['fps']:,.0f} frames/s", flush=True)
     print(
         f"{name} on {args.game}, {args.envs} sub-environments, {torch.cuda.get_device_name()}, {args.precision}; "
         f"window {args.steps} agent steps after {args.learning_starts} random ones"
@@ -105,14 +122,14 @@ def main(argv: list[str] | None = None) -> None:
         f"{'step':<6} {'frames/s':>9} {'env alone':>10} {'updates/s':>10} {'update ms':>10} {'act ms':>7} "
         f"{'env':>5} {'act':>5} {'update':>7} {'rest':>5}  target"
     )
-    for graphs, r in results.items():
+    for label, r in results.items():
         s = r["shares"]
         rest = 1 - sum(s.values())
         verdict = f">= {TARGET_FPS:,}: {'met' if r['fps'] >= TARGET_FPS else 'NOT met'}"
         print(
-            f"{'graph' if graphs else 'eager':<6} {r['fps']:9,.0f} {r['env_fps']:10,.0f} {r['updates_per_s']:10,.0f} "
+            f"{label.split(',')[0]:<6} {r['fps']:9,.0f} {r['env_fps']:10,.0f} {r['updates_per_s']:10,.0f} "
             f"{r['update_ms']:10.3f} {r['act_ms']:7.3f} {s['env']:5.0%} {s['act']:5.0%} {s['update']:7.0%} "
-            f"{rest:5.0%}  {verdict}"
+            f"{rest:5.0%}  {verdict}  ({label})"
         )
     print("env alone: the same env stepped with random actions; shares: of the loop's wall time")
 

@@ -20,7 +20,7 @@ sampling, copies or reads (the device's own time per step: what the host side ad
 Target (checklist): >= 1,000 updates/s for Rainbow-IQN on one H100.
 
 Usage: python benchmarks/bench_gpu_learner.py [--agents rainbow_iqn,rainbow:der,dqn:drq_eps]
-    [--updates 300] [--warmup 10] [--profile-updates 20] [--fill 5000]
+    [--updates 100] [--warmup 10] [--profile-updates 10] [--fill 3000]
 """
 
 from __future__ import annotations
@@ -128,10 +128,10 @@ def profile(agent, updates: int) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default="rainbow_iqn")
-    parser.add_argument("--updates", type=int, default=300, help="timed updates per round (3 rounds)")
+    parser.add_argument("--updates", type=int, default=100, help="timed updates per round (3 rounds)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed updates first (the capture among them)")
-    parser.add_argument("--profile-updates", type=int, default=20)
-    parser.add_argument("--fill", type=int, default=5000, help="synthetic transitions in each replay")
+    parser.add_argument("--profile-updates", type=int, default=10, help="profiled float32 updates (0: none)")
+    parser.add_argument("--fill", type=int, default=3000, help="synthetic transitions in each replay")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         raise SystemExit("bench_gpu_learner needs a CUDA device (torch sees none)")
@@ -140,7 +140,11 @@ def main(argv: list[str] | None = None) -> None:
     device = torch.cuda.get_device_name()
     print(f"torch {torch.__version__}, {device}, batch 32; float32 = TF32 products (matmul precision 'high')")
 
-    rows, profiles = [], {}
+    print(
+        f"{'agent':<12} {'precision':<9} {'step':<6} {'updates/s':>10} {'(best)':>8} {'ms/update':>10} "
+        f"{'replay alone/s':>15} {'GFLOP':>7} {'TFLOP/s':>8}  target",
+        flush=True,
+    )
     for name in names:
         flops = update_flops(name)
         for precision, graphs in MODES:
@@ -148,34 +152,25 @@ def main(argv: list[str] | None = None) -> None:
             for _ in range(args.warmup):
                 agent.update(BETA)
             rounds = time_updates(agent, args.updates)
-            replay_only = time_replays(agent, args.updates)
-            if precision == "float32":
-                profiles[(name, graphs)] = profile(agent, args.profile_updates)
-            rows.append((name, precision, graphs, statistics.median(rounds), min(rounds), replay_only, flops))
+            median, best, replay_only = statistics.median(rounds), min(rounds), time_replays(agent, args.updates)
+            target = TARGET.get(name)
+            verdict = f">= {target:,.0f}/s: {'met' if 1 / median >= target else 'NOT met'}" if target else ""
+            alone = f"{1 / replay_only:15,.0f}" if replay_only else f"{'-':>15}"
+            print(
+                f"{name:<12} {precision:<9} {'graph' if graphs else 'eager':<6} {1 / median:10,.0f} {1 / best:8,.0f} "
+                f"{median * 1e3:10.3f} {alone} {flops / 1e9:7.1f} {flops / median / 1e12:8.1f}  {verdict}",
+                flush=True,
+            )
+            if precision == "float32" and args.profile_updates:
+                p = profile(agent, args.profile_updates)
+                print(
+                    f"    profile: {p['wall'] * 1e3:.3f} ms/update profiled, GPU busy {p['busy']:.0%}, "
+                    f"{p['kernels']:.0f} kernels/update"
+                )
+                print("    CPU self ms/update: " + ", ".join(f"{k} {v:.3f}" for k, v in p["cpu_top"]))
+                print("    GPU self ms/update: " + ", ".join(f"{k[:48]} {v:.3f}" for k, v in p["gpu_top"]), flush=True)
             del agent
             torch.cuda.empty_cache()
-        print(f"  {name} done", flush=True)
-
-    print(
-        f"{'agent':<12} {'precision':<9} {'step':<6} {'updates/s':>10} {'(best)':>8} {'ms/update':>10} "
-        f"{'replay alone/s':>15} {'GFLOP':>7} {'TFLOP/s':>8}  target"
-    )
-    for name, precision, graphs, median, best, replay_only, flops in rows:
-        target = TARGET.get(name)
-        verdict = f">= {target:,.0f}/s: {'met' if 1 / median >= target else 'NOT met'}" if target else ""
-        alone = f"{1 / replay_only:15,.0f}" if replay_only else f"{'-':>15}"
-        print(
-            f"{name:<12} {precision:<9} {'graph' if graphs else 'eager':<6} {1 / median:10,.0f} {1 / best:8,.0f} "
-            f"{median * 1e3:10.3f} {alone} {flops / 1e9:7.1f} {flops / median / 1e12:8.1f}  {verdict}"
-        )
-    print("profile (float32, torch.profiler; its own overhead included):")
-    for (name, graphs), p in profiles.items():
-        print(
-            f"  {name} {'graph' if graphs else 'eager'}: {p['wall'] * 1e3:.3f} ms/update profiled, GPU busy "
-            f"{p['busy']:.0%}, {p['kernels']:.0f} kernels/update"
-        )
-        print("    CPU self time, ms/update: " + ", ".join(f"{k} {v:.3f}" for k, v in p["cpu_top"]))
-        print("    GPU self time, ms/update: " + ", ".join(f"{k[:40]} {v:.3f}" for k, v in p["gpu_top"]))
 
 
 if __name__ == "__main__":

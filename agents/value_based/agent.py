@@ -22,6 +22,7 @@ from __future__ import annotations
 import abc
 import copy
 import dataclasses
+import hashlib
 import random
 import time
 from pathlib import Path
@@ -61,6 +62,26 @@ def check_spaces(agent: str, observation_space: gym.Space, action_space: gym.Spa
     if isinstance(observation_space, gym.spaces.Box) and len(shape) == 1 and np.issubdtype(dtype, np.floating):
         return shape, np.float32
     raise UsageError(f"{agent} needs uint8 (C, H, W) image or flat float vector observations, got {observation_space}")
+
+
+#: bytes of a CUDA generator's saved state (Philox: its seed and offset, 8 bytes each)
+CUDA_GENERATOR_STATE_BYTES = 16
+
+
+def generator_from_state(device: torch.device, state: torch.Tensor) -> torch.Generator:
+    """The agent's generator on ``device`` from a checkpoint's saved state. A state saved on the
+    other kind of device (a GPU run loaded on the CPU, or the reverse) has the other generator's
+    layout and cannot be set here: the generator is then seeded from that state's bytes, so
+    loading stays deterministic, though its draws are not the ones the other device would have
+    made. Any other state is set as it is (and refused by torch if it does not fit)."""
+    generator = torch.Generator(device=device)
+    other_size = CUDA_GENERATOR_STATE_BYTES if device.type == "cpu" else torch.Generator().get_state().numel()
+    if state.numel() == other_size and state.numel() != generator.get_state().numel():
+        digest = hashlib.sha256(state.numpy().tobytes()).digest()
+        generator.manual_seed(int.from_bytes(digest[:8], "little") >> 1)
+    else:
+        generator.set_state(state)
+    return generator
 
 
 class ValueBasedAgent(Agent):
@@ -433,8 +454,7 @@ class ValueBasedAgent(Agent):
         for group, flag in zip(optimizer.param_groups, capturable, strict=True):
             if flag is not None:  # a GPU run's CUDA-graph setting (cuda_graph.py) is this device's to choose
                 group["capturable"] = flag
-        generator = torch.Generator(device=self.device)
-        generator.set_state(ckpt["generator"])
+        generator = generator_from_state(self.device, ckpt["generator"])
         self.online, self.target, self.optimizer, self.generator = online, target, optimizer, generator
         self.target_is_online = False  # new weights: equal again only after the next target copy
         torch.set_rng_state(ckpt["torch_global"])

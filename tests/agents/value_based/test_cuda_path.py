@@ -132,13 +132,13 @@ def test_graphed_updates_take_the_eager_updates_steps(name, breakout, strict_flo
 
 
 def test_each_graph_replay_draws_fresh_noise_and_fractions(breakout):
-    agent = make("rainbow_iqn", "cuda", learning_rate=0.0)  # weights stay: only the draws differ
+    agent = make("rainbow_iqn", "cuda", learning_rate=1e-12)  # weights all but still: the draws differ
     fill(agent, breakout)
     batch = agent.replay.sample(32, 0.4, np.random.default_rng(1))
     step = agent._graphed_step()
     outputs = [step(batch).cpu() for _ in range(6)]  # 3 eager, then a capture and two replays
     assert step.graphs
-    assert not torch.equal(outputs[4], outputs[5])  # two replays: fresh taus and noise
+    assert relative_error(outputs[5], outputs[4]) > 1e-3  # two replays: fresh taus and noise
     assert torch.isfinite(torch.stack(outputs)).all()
 
 

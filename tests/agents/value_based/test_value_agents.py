@@ -297,6 +297,35 @@ def test_save_load_round_trip_acts_and_updates_identically(name, tmp_path):
     assert torch.equal(runs[0][2], runs[1][2])
 
 
+def test_a_checkpoint_written_on_a_gpu_loads_on_the_cpu(tmp_path):
+    """A GPU run's checkpoint holds a CUDA generator's state (16 bytes: seed and offset), which a
+    CPU generator cannot take: the CPU agent loads the weights and seeds its generator from that
+    state, the same way at every load. A state of neither layout is still refused."""
+    from benchgen_agents.value_based.agent import CUDA_GENERATOR_STATE_BYTES
+
+    cfg = cartpole_config("rainbow")
+    env = cartpole()
+    first = build("rainbow", cfg, env)
+    first.learn(env, Context(env, 300, seed=3))
+    first.save(tmp_path)
+    path = tmp_path / first.checkpoint_file
+    ckpt = torch.load(path, weights_only=True)
+    ckpt["generator"] = torch.arange(CUDA_GENERATOR_STATE_BYTES, dtype=torch.uint8)  # as torch.cuda saves it
+    torch.save(ckpt, path)
+
+    obs = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
+    loaded = [build("rainbow", cfg, cartpole()) for _ in range(2)]
+    for agent in loaded:
+        agent.load(tmp_path)
+        assert torch.equal(greedy_outputs(agent, obs), greedy_outputs(first, obs))
+    assert torch.equal(torch.rand(4, generator=loaded[0].generator), torch.rand(4, generator=loaded[1].generator))
+
+    ckpt["generator"] = torch.zeros(20, dtype=torch.uint8)
+    torch.save(ckpt, path)
+    with pytest.raises(UsageError, match="cannot be used here"):
+        build("rainbow", cfg, cartpole()).load(tmp_path)
+
+
 def test_a_rainbow_checkpoint_is_refused_by_dqn_in_one_line(tmp_path):
     env = cartpole()
     trained = build("rainbow", cartpole_config("rainbow"), env)
