@@ -44,17 +44,15 @@ def synchronized_clock() -> float:
     return time.perf_counter()
 
 
-def run(name: str, args, graphs: bool, env_threads: int | None = None, torch_threads: int | None = None) -> dict:
+def run(name: str, args, graphs: bool, env_threads: int | None = None) -> dict:
     """The loop and the env alone, with the learner step eager or graphed; ``env_threads``:
-    emulator threads (default: the suite's, one per sub-environment up to the cores);
-    ``torch_threads``: torch's CPU threads (default: torch's, every core)."""
+    emulator threads (default: the suite's, one per sub-environment up to the cores). torch's
+    CPU threads are the agent's default on a GPU (1)."""
     from benchgen.registry import Registry
     from benchgen_atari_saber.env import SaberVectorEnv
 
     registry = Registry(autoload=True)
     suite, spec = registry.suite("atari_saber"), registry.agent(name.partition(":")[0])
-    if torch_threads:
-        torch.set_num_threads(torch_threads)
     saber = SaberVectorEnv([args.game] * args.envs, seed=0, protocol=suite.atari_protocol, num_threads=env_threads)
     env = suite.agent_wrappers(saber, spec.needs)
     capacity = args.learning_starts + args.steps + 10_000
@@ -105,14 +103,14 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_float32_matmul_precision("high")
     (name,) = parse_agents(args.agent)
     cores = len(os.sched_getaffinity(0))
-    variants = {  # label: (graphs, emulator threads, torch CPU threads)
-        "eager": (False, None, None),
-        "graph": (True, None, None),
-        f"graph, {cores - 1} emulator threads, 1 torch thread": (True, max(1, min(args.envs, cores - 1)), 1),
+    variants = {  # label: (graphs, emulator threads)
+        "eager": (False, None),
+        "graph": (True, None),
+        f"graph, {cores - 1} emulator threads": (True, max(1, min(args.envs, cores - 1))),
     }
     results = {}
-    for label, (graphs, env_threads, torch_threads) in variants.items():
-        results[label] = run(name, args, graphs, env_threads, torch_threads)
+    for label, (graphs, env_threads) in variants.items():
+        results[label] = run(name, args, graphs, env_threads)
         print(f"  {label}: {results[label]['fps']:,.0f} frames/s", flush=True)
     print(
         f"{name} on {args.game}, {args.envs} sub-environments, {torch.cuda.get_device_name()}, {args.precision}; "

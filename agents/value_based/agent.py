@@ -35,7 +35,7 @@ from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.torch_device import cpu_threads, pick_device
-from benchgen_agents.value_based.augmentation import augment_batch
+from benchgen_agents.value_based.augmentation import augment, draw_augmentation
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
 from benchgen_agents.value_based.replay import PrioritizedReplay
 
@@ -117,6 +117,10 @@ class ValueBasedAgent(Agent):
         if self.device.type == "cpu":
             # 0 = the runner's share (OMP_NUM_THREADS, --jobs), else all cores but the emulator's
             torch.set_num_threads(cpu_threads(config.torch_threads))
+        else:
+            # On a GPU the host's torch work is a few small copies and index ops: one thread, and no
+            # idle pool spinning on the cores the emulator threads step on (README, GPU section).
+            torch.set_num_threads(config.torch_threads or 1)
         self.replay: PrioritizedReplay | None = None
         self.counters = {
             "agent_steps": 0,  # transitions taken, all sub-environments together
@@ -156,7 +160,7 @@ class ValueBasedAgent(Agent):
         """One gradient step on a prioritized batch; returns (mean loss, mean Q of taken actions)."""
         cfg = self.config
         batch = self.replay.sample(cfg.batch_size, beta, self.np_rng)
-        batch = augment_batch(batch, cfg.augmentation, self.np_rng)  # DrQ: shifted states, shifted next states
+        batch = draw_augmentation(batch, cfg.augmentation, self.np_rng)  # DrQ: the shifts and scales
         graphed = self._graphed_step()
         stats = (graphed(batch) if graphed is not None else self.learner_step(batch)).cpu().numpy()
         self.target_is_online = False
@@ -170,6 +174,7 @@ class ValueBasedAgent(Agent):
         on the device, the per-sample losses followed by the mean Q of the taken actions. Nothing
         in it waits for the device, so on a GPU it can be captured as a CUDA graph (``cuda_graph.py``)."""
         cfg = self.config
+        batch = augment(batch, self._tensor)  # DrQ: shifted, scaled states and next states
         weights = self._tensor(batch["weights"])
         per_sample, q_taken = self.sample_losses(batch)
         loss = (weights * per_sample).mean()  # PER: importance weights correct the sampling bias

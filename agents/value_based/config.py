@@ -126,8 +126,9 @@ class ValueBasedConfig:
     device: str = "auto"
     """Torch device: "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N"."""
     torch_threads: int = 0
-    """CPU threads for torch (0: the runner's share of the cores, else every core this process
-    may use but one, which the emulator keeps: ``torch_device.cpu_threads`` says why)."""
+    """CPU threads for torch (0: on the CPU, the runner's share of the cores, else every core this
+    process may use but one, which the emulator keeps: ``torch_device.cpu_threads`` says why; on a
+    GPU, 1)."""
     precision: str = "float32"
     """Matrix products in "float32" (as in the papers) or "bfloat16" (torch autocast; losses stay
     float32): about 3x faster learner updates on CPUs with AMX/AVX512-BF16 and on recent GPUs,

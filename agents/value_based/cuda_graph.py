@@ -37,8 +37,10 @@ import torch
 #: eager steps on the capture stream before the capture (PyTorch's notes warm up 3 iterations)
 EAGER_STEPS = 3
 
-#: the batch entries the learner step reads (the replay's n-step transitions and PER weights)
+#: the batch entries the learner step reads: the replay's n-step transitions and PER weights, and
+#: the augmentation's draws where the agent augments (``augmentation.draw_augmentation``)
 INPUT_KEYS = ("obs", "actions", "returns", "discounts", "next_obs", "weights")
+AUGMENTATION_KEYS = ("obs_shift", "obs_scale", "next_obs_shift", "next_obs_scale")
 
 
 def graphs_supported() -> bool:
@@ -83,7 +85,7 @@ class GraphedLearnerStep:
         the step's output on the host, which waits for this copy, so the pinned buffers are
         free again by the next call."""
         device = self.agent.device
-        for key in INPUT_KEYS:
+        for key in self._keys(batch):
             array = torch.from_numpy(np.ascontiguousarray(batch[key]))
             if key not in self.staging:
                 self.staging[key] = torch.empty(array.shape, dtype=array.dtype, pin_memory=True)
@@ -91,13 +93,18 @@ class GraphedLearnerStep:
             self.staging[key].copy_(array)
             self.inputs[key].copy_(self.staging[key], non_blocking=True)
 
+    @staticmethod
+    def _keys(batch: dict) -> tuple[str, ...]:
+        return INPUT_KEYS + tuple(key for key in AUGMENTATION_KEYS if key in batch)
+
     def __call__(self, batch: dict[str, np.ndarray]) -> torch.Tensor:
         agent = self.agent
         owner = (agent.online, agent.target, agent.optimizer, agent.generator)
-        shapes_changed = any(
-            key in self.inputs and tuple(self.inputs[key].shape) != np.shape(batch[key]) for key in INPUT_KEYS
+        keys = self._keys(batch)
+        shapes_changed = set(self.inputs) != set(keys) or any(
+            tuple(self.inputs[key].shape) != np.shape(batch[key]) for key in keys
         )
-        if self.owner is None or any(a is not b for a, b in zip(owner, self.owner)) or shapes_changed:
+        if self.owner is None or any(a is not b for a, b in zip(owner, self.owner)) or (self.inputs and shapes_changed):
             self._reset(owner)
             make_capturable(agent.optimizer)
         self._stage(batch)

@@ -137,3 +137,27 @@ def test_the_learners_channels_last_pass_computes_what_the_acting_pass_does(tors
         weight = net.body[0].weight
         reference = torch.autograd.grad(net.body(obs.float() / 255.0).sum(), weight)[0]
         assert torch.allclose(weight.grad, reference, rtol=1e-4, atol=1e-4)
+
+
+def test_drq_augmentation_is_an_edge_padded_random_crop_times_an_intensity_factor():
+    """DrQ's shift: each stacked observation padded by 4 repeated edge pixels and cropped back at
+    its own offset (all its frames together), then scaled by its factor in [0.9, 1.1]; the next
+    states get draws of their own; the same generator state gives the same batch."""
+    from benchgen_agents.value_based.augmentation import PAD, augment, draw_augmentation
+
+    rng = np.random.default_rng(0)
+    batch = {key: rng.integers(0, 256, (16, 4, 84, 84), dtype=np.uint8) for key in ("obs", "next_obs")}
+    drawn = draw_augmentation(batch, "shift_intensity", np.random.default_rng(3))
+    to_tensor = torch.as_tensor
+    out = augment(drawn, to_tensor)
+    for key in ("obs", "next_obs"):
+        padded = np.pad(batch[key], ((0, 0), (0, 0), (PAD, PAD), (PAD, PAD)), mode="edge").astype(np.float32)
+        for i, ((top, left), factor) in enumerate(zip(drawn[f"{key}_shift"], drawn[f"{key}_scale"], strict=True)):
+            expected = padded[i, :, top : top + 84, left : left + 84] * factor
+            assert np.array_equal(out[key][i].numpy(), expected)
+        assert 0.9 <= drawn[f"{key}_scale"].min() and drawn[f"{key}_scale"].max() <= 1.1
+        assert len({tuple(s) for s in drawn[f"{key}_shift"]}) > 1  # offsets differ between samples
+    assert not np.array_equal(drawn["obs_shift"], drawn["next_obs_shift"])
+    again = augment(draw_augmentation(batch, "shift_intensity", np.random.default_rng(3)), to_tensor)
+    assert all(torch.equal(out[key], again[key]) for key in ("obs", "next_obs"))
+    assert draw_augmentation(batch, "none", np.random.default_rng(3)) is batch

@@ -19,7 +19,7 @@ import torch
 
 from benchgen.agent import AgentEnvironment
 from benchgen.cli import main as cli
-from benchgen_agents.value_based.augmentation import augment_batch
+from benchgen_agents.value_based.augmentation import augment, draw_augmentation
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
 
@@ -98,12 +98,12 @@ def test_cuda_losses_equal_the_cpu_losses(name, breakout, strict_float32):
     for agent in (cpu, gpu):
         fixed_randomness(agent)
     fill(cpu, breakout)
-    batch = augment_batch(
+    batch = draw_augmentation(
         cpu.replay.sample(32, 0.4, np.random.default_rng(1)), cpu.config.augmentation, np.random.default_rng(2)
     )
     with torch.no_grad():
-        losses_cpu, q_cpu = cpu.sample_losses(batch)
-        losses_gpu, q_gpu = gpu.sample_losses(batch)
+        losses_cpu, q_cpu = cpu.sample_losses(augment(batch, cpu._tensor))
+        losses_gpu, q_gpu = gpu.sample_losses(augment(batch, gpu._tensor))
     assert losses_gpu.device.type == "cuda"
     assert relative_error(losses_gpu, losses_cpu) < 1e-4
     assert relative_error(q_gpu, q_cpu) < 1e-4
