@@ -15,8 +15,8 @@ clip and the optimizer step) for ``ValueBasedAgent.update``:
 
 What stays the same as the eager step: the arithmetic, kernel for kernel. The random draws (the
 noisy layers' noise, IQN's quantile fractions) come from the agent's own generator, registered
-with the graph, so each replay draws fresh numbers from the same stream of the same seed (not the
-same numbers as an eager run would: the graph reserves its draws in blocks). What a graph cannot
+with the graph, so each replay draws fresh numbers from the generator's seed (the graph advances
+the generator's offset by what it drew at capture; an eager run's draws are not promised). What a graph cannot
 follow, and what therefore starts a new capture: new network, optimizer or generator objects (a
 loaded checkpoint), a batch of another shape, and the one branch a head takes on Python state,
 ``target_is_online`` (one graph per value).
