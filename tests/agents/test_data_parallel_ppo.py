@@ -107,8 +107,9 @@ def _assert_same(a: dict, b: dict, atol: float = 0.0):
             assert torch.equal(a[key], b[key]), key
 
 
-@pytest.mark.parametrize("workers", [2, 4])
-@pytest.mark.parametrize("suite", ["chain", "airstriker", "atari_saber"])
+# The averaging is one code path for any number of workers: more workers than the CI machine's 2
+# cores on the cheapest suite, and each image suite (stable-retro's, ale-py's) with 2 workers.
+@pytest.mark.parametrize(("suite", "workers"), [("chain", 4), ("airstriker", 2), ("atari_saber", 2)])
 def test_workers_average_gradients_like_one_process_on_the_joined_batch(local_ray, suite, workers):
     inbox, factory, environment, config = _setup(suite, workers, envs=1 if suite != "chain" else 2)
     envs = 1 if suite != "chain" else 2

@@ -77,8 +77,9 @@ def _fresh(config, environment):
     return agent
 
 
-@pytest.mark.parametrize("workers", [2, 4])
-@pytest.mark.parametrize("suite", ["chain", "airstriker"])
+# One code path for any number of workers (as for PPO): more workers than the CI machine's 2 cores
+# on the cheapest suite, the image suite with 2.
+@pytest.mark.parametrize(("suite", "workers"), [("chain", 4), ("airstriker", 2)])
 def test_algorithm_2_workers_average_gradients_like_one_process(local_ray, suite, workers):
     inbox, factory, environment, config = _setup(suite, workers)
     reference = _fresh(config, environment)
