@@ -37,6 +37,7 @@ from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_
 from benchgen_agents.torch_device import cpu_threads, pick_device
 from benchgen_agents.value_based.augmentation import augment, draw_augmentation
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
+from benchgen_agents.value_based.cuda_graph import GraphedLearnerStep, graphs_supported
 from benchgen_agents.value_based.replay import PrioritizedReplay
 
 REPLAY_DIR = "replay"
@@ -192,8 +193,6 @@ class ValueBasedAgent(Agent):
         that can capture the agent's generator, and a learner whose gradients stay in this process
         (a data-parallel worker's all-reduce between backward and step is not captured); else None."""
         if self._graphed is None and self.config.cuda_graphs and self.device.type == "cuda":
-            from benchgen_agents.value_based.cuda_graph import GraphedLearnerStep, graphs_supported
-
             if graphs_supported() and type(self).reduce_gradients is ValueBasedAgent.reduce_gradients:
                 self._graphed = GraphedLearnerStep(self)
         return self._graphed
