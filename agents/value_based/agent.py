@@ -10,7 +10,9 @@ form Rainbow (Hessel et al. 2018) and SABER's Rainbow-IQN use it, top to bottom:
    ``update`` every ``update_period_steps`` agent steps (summed over sub-environments); a
    target copy every ``target_update_steps`` agent steps.
 2. ``update``: one gradient step on a (prioritized) batch: the head's per-sample losses
-   (``Head.sample_losses``), importance-weighted, and the losses as new priorities.
+   (``Head.sample_losses``), importance-weighted, and the losses as new priorities. The step
+   itself is ``learner_step`` (DrQ's augmentation, losses, backward, optimizer step), which on a
+   GPU is replayed as a CUDA graph (``cuda_graph.py``).
 3. ``act`` (greedy: noise off), ``save`` / ``load`` (tensors and JSON only, ``checkpoint_io``).
 
 An agent is ``class XAgent(SomeHead, ValueBasedAgent)`` with a ``make_optimizer`` (and, for
