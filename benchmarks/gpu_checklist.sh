@@ -33,8 +33,9 @@ checks() {
 
 breakout() {
   local seconds=${1:-420} run="$OUT/breakout"
-  timeout -s TERM "$seconds" benchgen run atari_saber rainbow_iqn --tasks breakout --frames 2000000 \
-    --num-envs 16 --set device=cuda --out "$run" --no-progress --progress-every 30 >"$OUT/breakout.log" 2>&1
+  # FRAMES and DEVICE: the checklist's 2M frames on CUDA unless set (a short CPU run tries the script)
+  timeout -s TERM "$seconds" benchgen run atari_saber rainbow_iqn --tasks breakout --frames "${FRAMES:-2000000}" \
+    --num-envs 16 --set device="${DEVICE:-cuda}" --out "$run" --no-progress --progress-every 30 >"$OUT/breakout.log" 2>&1
   echo "breakout: exit $? after at most $seconds s"; tail -4 "$OUT/breakout.log"
   benchgen export "$run" --output "$OUT/breakout_episodes.csv" && benchgen report "$run" >/dev/null
   cp "$run/report/learning_curves.png" "$run/run.json" "$OUT/" 2>/dev/null
