@@ -3,10 +3,11 @@
 The estimate comes from ``speeds.csv`` next to this module (:func:`speeds`), a small table of
 emulator frames per second measured with ``benchgen run`` itself, one unit at a time, on the
 development machine: 2 CPU cores, no GPU, torch on CPU, beside other work (one core busy with
-another training run, at times more). There is no calibration run: a plan is printed in a moment
-and writes nothing. Each row says what was measured and when; a suite and agent the table does
-not hold get no estimate, never a guess. A faster or idler machine (a GPU, more cores) runs
-faster than the plan says.
+another training run, at times more); and a few rows measured on a GPU machine (``device``
+"cuda"), which a run whose agent will use a CUDA device is planned from. There is no calibration
+run: a plan is printed in a moment and writes nothing. Each row says what was measured and when;
+a suite and agent the table does not hold get no estimate, never a guess. A faster or idler
+machine (more cores, another GPU) runs faster than the plan says.
 """
 
 from __future__ import annotations
@@ -38,10 +39,16 @@ class Speed:
     num_envs: int
     #: what was measured, when
     measured: str
+    #: where the agent's torch ran: "cpu" or "cuda" (:data:`MACHINES` says on what)
+    device: str = "cpu"
+
+
+#: the machines the table's rows were measured on, by ``device``
+MACHINES = {"cpu": "2 CPU cores, no GPU", "cuda": "one NVIDIA H100 GPU with 16 CPU cores"}
 
 
 #: the measured speeds, one row each: suite, agent, variant (empty: any), frames_per_second,
-#: num_envs, measured (what was measured, when); package data, read by :func:`speeds`
+#: num_envs, device, measured (what was measured, when); package data, read by :func:`speeds`
 SPEEDS_FILE = Path(__file__).with_name("speeds.csv")
 
 
@@ -59,26 +66,45 @@ def speeds() -> tuple[Speed, ...]:
                 float(row["frames_per_second"]),
                 int(row["num_envs"]),
                 row["measured"],
+                row["device"],
             )
             for row in csv.DictReader(f)
         )
 
 
-def find_speed(r: ResolvedRun) -> Speed | None:
+def run_device(r: ResolvedRun) -> str:
+    """Where the run's agent will put torch: "cuda" for a ``device`` setting of "cuda"/"cuda:N",
+    or of "auto" on a machine where torch sees a CUDA device; else "cpu" (also for an agent
+    without that setting). torch is imported only for "auto"."""
+    name = str(getattr(r.agent_config, "device", "cpu"))
+    if name == "auto":
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return "cuda" if name.startswith("cuda") else "cpu"
+
+
+def find_speed(r: ResolvedRun) -> tuple[Speed, str] | None:
     """The table's entry for the run's suite and agent (its variant's, if the table has one; a
-    joint agent's units run at its single-task agent's speed at best), or None."""
+    joint agent's units run at its single-task agent's speed at best), measured on the run's
+    device where the table has one, else on the other; with the run's device ("cpu" when the
+    table holds that agent on the CPU only: the device is then not looked up). None: no entry."""
     variant = getattr(r.agent_config, "variant", None)
     names = [r.spec.name]
     if r.spec.joint:
         names.append(r.spec.name.removesuffix("_joint"))
     for name in names:
         entries = [s for s in speeds() if s.suite == r.suite.name and s.agent == name]
+        if not entries:
+            continue
+        device = run_device(r) if any(s.device != "cpu" for s in entries) else "cpu"
+        entries.sort(key=lambda s: s.device != device)  # the run's device first, stable otherwise
         for s in entries:
             if s.variant is not None and s.variant == variant:
-                return s
+                return s, device
         for s in entries:
             if s.variant is None:
-                return s
+                return s, device
     return None
 
 
@@ -101,12 +127,13 @@ def duration(seconds: float) -> str:
 def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     """The plan's lines on wall time: per unit of each phase and in total, the speed they come
     from and what it was measured on, and a warning when the total exceeds a day."""
-    speed = find_speed(r)
-    if speed is None:
+    found = find_speed(r)
+    if found is None:
         return [
             f"  wall time: not estimated, no measured speed for {r.spec.name} on {r.suite.name} "
             "(benchgen/run/speeds.csv lists the measured ones)"
         ]
+    speed, device = found
     per_phase: dict[str, list[float]] = {}
     for u in units:
         per_phase.setdefault(u.phase, []).append(u.budget_frames / speed.frames_per_second)
@@ -120,6 +147,8 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     notes = []
     if speed.agent != r.spec.name:
         notes.append(f"{r.spec.name}'s units at {speed.agent}'s single-task speed")
+    if device != speed.device:
+        notes.append(f"measured with torch on {speed.device.upper()}, this run's agent uses {device.upper()}")
     num_envs = r.num_envs
     if num_envs != speed.num_envs:
         notes.append(
@@ -134,7 +163,7 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     lines = [
         f"  wall time (estimated): {', '.join(parts)}; {duration(total)} in total, one unit after another{at_once}",
         f"    from {speed.frames_per_second:,.0f} frames/s, {what}: {speed.measured}; shipped table "
-        f"(benchgen/run/speeds.csv, no calibration), measured on 2 CPU cores, no GPU (this machine: "
+        f"(benchgen/run/speeds.csv, no calibration), measured on {MACHINES[speed.device]} (this machine: "
         f"{_cores()} cores)" + "".join(f"; {n}" for n in notes),
     ]
     if total > DAY_SECONDS:

@@ -246,3 +246,24 @@ def test_units_round_trip_through_the_store(tmp_path):
     finally:
         store.close()
     assert run.record() == record
+
+
+def test_a_run_whose_agent_uses_a_gpu_is_planned_from_the_speed_measured_on_one(monkeypatch):
+    """speeds.csv holds Rainbow-IQN on Atari measured on the CPU and on a GPU: device=auto takes
+    the GPU's row where torch sees a CUDA device (faked here: CI has none), the CPU's elsewhere."""
+    import torch
+
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="rainbow_iqn", tasks=["breakout"], budget=2_000_000, num_envs=16)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    on_cpu = resolve(registry, run, {})
+    plan = describe_plan(on_cpu, plan_units(on_cpu))
+    assert "from 36 frames/s" in plan and "measured on 2 CPU cores, no GPU" in plan, plan
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    on_gpu = resolve(registry, run, {})
+    plan = describe_plan(on_gpu, plan_units(on_gpu))
+    assert "train 9 min per unit" in plan and "from 3,556 frames/s" in plan, plan
+    assert "measured on one NVIDIA H100 GPU with 16 CPU cores" in plan and "sub-environment" not in plan, plan
+    # a setting that keeps the agent on the CPU keeps the CPU's row, saying nothing of the GPU
+    on_cpu_setting = resolve(registry, run, {"device": "cpu"})
+    assert "from 36 frames/s" in describe_plan(on_cpu_setting, plan_units(on_cpu_setting))
