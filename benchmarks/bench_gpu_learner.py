@@ -30,7 +30,7 @@ import statistics
 import time
 
 import torch
-from value_bench_common import fill_replay, flop_counts, make_value_agent, parse_agents
+from value_bench_common import fill_replay, flop_counts, labelled_replay, make_value_agent, parse_agents
 
 BETA = 0.4
 TARGET = {"rainbow_iqn": 1000.0}
@@ -83,29 +83,16 @@ def time_replays(agent, replays: int) -> float | None:
 def profile(agent, updates: int) -> dict:
     """GPU busy share, kernels per update and the top CPU-side ops of ``updates`` updates."""
     from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, record_function
+    from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
-    replay = agent.replay
-    originals = {m: getattr(replay, m) for m in ("sample", "update_priorities")}
-    for method, original in originals.items():
-
-        def wrapped(*args, _original=original, _label=f"replay.{method}", **kwargs):
-            with record_function(_label):
-                return _original(*args, **kwargs)
-
-        setattr(replay, method, wrapped)
-    try:
-        with torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            for _ in range(updates):
-                agent.update(BETA)
-            torch.cuda.synchronize()
-            wall = time.perf_counter() - start
-    finally:
-        for method in originals:
-            delattr(replay, method)
+    with labelled_replay(agent.replay), torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(updates):
+            agent.update(BETA)
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - start
     kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
     busy = sum(e.time_range.elapsed_us() for e in kernels) / 1e6
     cpu_top = sorted(

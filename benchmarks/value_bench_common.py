@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import time
@@ -186,6 +187,28 @@ def _category(event, parents: dict[int, str]) -> str:
     return "tensor_ops"
 
 
+@contextlib.contextmanager
+def labelled_replay(replay):
+    """Within the block, the replay's ``sample`` and ``update_priorities`` (numpy, invisible to
+    torch.profiler) run inside ``record_function("replay.sample")`` and so on, so that a profile
+    shows their time; afterwards they are the class's methods again."""
+    from torch.profiler import record_function
+
+    for method in ("sample", "update_priorities"):
+        original = getattr(replay, method)
+
+        def wrapped(*args, _original=original, _label=f"replay.{method}", **kwargs):
+            with record_function(_label):
+                return _original(*args, **kwargs)
+
+        setattr(replay, method, wrapped)
+    try:
+        yield replay
+    finally:
+        for method in ("sample", "update_priorities"):
+            delattr(replay, method)  # back to the class's methods
+
+
 def profile_update_time(
     agent, updates: int, beta: float = 0.4, timer: Callable[[], float] = time.perf_counter
 ) -> dict[str, float]:
@@ -198,28 +221,13 @@ def profile_update_time(
     ops). The profiler adds a few microseconds per op, which shows up as "python". Event times
     are elapsed times; with another ``timer`` (CPU time) every category is scaled by the ratio
     of the block's ``timer`` time to its elapsed time."""
-    from torch.profiler import ProfilerActivity, profile, record_function
+    from torch.profiler import ProfilerActivity, profile
 
-    replay = agent.replay
-    originals = {}
-    for method in ("sample", "update_priorities"):
-        original = getattr(replay, method)
-        originals[method] = original
-
-        def wrapped(*args, _original=original, _label=f"replay.{method}", **kwargs):
-            with record_function(_label):
-                return _original(*args, **kwargs)
-
-        setattr(replay, method, wrapped)
-    try:
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
-            start, start_timer = time.perf_counter(), timer()
-            for _ in range(updates):
-                agent.update(beta)
-            wall, timed = time.perf_counter() - start, timer() - start_timer
-    finally:
-        for method in originals:
-            delattr(replay, method)  # back to the class's methods
+    with labelled_replay(agent.replay), profile(activities=[ProfilerActivity.CPU]) as prof:
+        start, start_timer = time.perf_counter(), timer()
+        for _ in range(updates):
+            agent.update(beta)
+        wall, timed = time.perf_counter() - start, timer() - start_timer
     seconds = dict.fromkeys(CATEGORIES, 0.0)
     categories: dict[int, str] = {}
     events = sorted(prof.events(), key=lambda e: (e.time_range.start, -e.time_range.end))  # parents first

@@ -28,6 +28,8 @@ PAD = 4
 INTENSITY_SCALE = 0.05
 #: the batch entries augmented, each with its own draws
 AUGMENTED = ("obs", "next_obs")
+#: the entries :func:`draw_augmentation` adds to a batch: each augmented entry's shifts and scales
+DRAW_KEYS = tuple(f"{key}_{draw}" for key in AUGMENTED for draw in ("shift", "scale"))
 
 
 def draw_augmentation(batch: dict[str, np.ndarray], kind: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -68,7 +70,7 @@ def augment(batch: dict, to_device: Callable[[object], torch.Tensor]) -> dict:
     """``batch`` with its augmented entries shifted and scaled on the device by the draws
     :func:`draw_augmentation` added (``to_device`` moves an entry there); a batch without draws
     is returned as it is."""
-    if f"{AUGMENTED[0]}_shift" not in batch:
+    if DRAW_KEYS[0] not in batch:
         return batch
     out = dict(batch)
     for key in AUGMENTED:

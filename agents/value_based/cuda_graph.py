@@ -16,10 +16,10 @@ clip and the optimizer step) for ``ValueBasedAgent.update``:
 What stays the same as the eager step: the arithmetic, kernel for kernel. The random draws (the
 noisy layers' noise, IQN's quantile fractions) come from the agent's own generator, registered
 with the graph, so each replay draws fresh numbers from the generator's seed (the graph advances
-the generator's offset by what it drew at capture; an eager run's draws are not promised). What a graph cannot
-follow, and what therefore starts a new capture: new network, optimizer or generator objects (a
-loaded checkpoint), a batch of another shape, and the one branch a head takes on Python state,
-``target_is_online`` (one graph per value).
+the generator's offset by what it drew at capture; an eager run's draws are not promised). What
+a graph cannot follow, and what therefore starts a new capture: new network, optimizer or
+generator objects (a loaded checkpoint), a batch of other entries or shapes, and the one branch a
+head takes on Python state, ``target_is_online`` (one graph per value).
 
 Hand-written because no library captures a training step whose inputs come from a host-side
 replay memory: ``torch.cuda.make_graphed_callables`` graphs a module's forward and backward
@@ -34,13 +34,14 @@ import warnings
 import numpy as np
 import torch
 
+from benchgen_agents.value_based.augmentation import DRAW_KEYS
+
 #: eager steps on the capture stream before the capture (PyTorch's notes warm up 3 iterations)
 EAGER_STEPS = 3
 
 #: the batch entries the learner step reads: the replay's n-step transitions and PER weights, and
-#: the augmentation's draws where the agent augments (``augmentation.draw_augmentation``)
+#: the augmentation's draws (``augmentation.DRAW_KEYS``) where the agent augments
 INPUT_KEYS = ("obs", "actions", "returns", "discounts", "next_obs", "weights")
-AUGMENTATION_KEYS = ("obs_shift", "obs_scale", "next_obs_shift", "next_obs_scale")
 
 
 def graphs_supported() -> bool:
@@ -54,12 +55,10 @@ def make_capturable(optimizer: torch.optim.Optimizer) -> None:
     is ``capturable`` (its step counts then live on the device, which the fused Adam does anyway)."""
     for group in optimizer.param_groups:
         group["capturable"] = True
-    for state in optimizer.state.values():
+    for param, state in optimizer.state.items():
         step = state.get("step")
-        if isinstance(step, torch.Tensor):
-            exp = next((v for v in state.values() if isinstance(v, torch.Tensor) and v.dim() > 0), None)
-            if exp is not None and step.device != exp.device:
-                state["step"] = step.to(exp.device)
+        if isinstance(step, torch.Tensor) and step.device != param.device:
+            state["step"] = step.to(param.device)
 
 
 class GraphedLearnerStep:
@@ -70,10 +69,11 @@ class GraphedLearnerStep:
     def __init__(self, agent):
         self.agent = agent
         self.stream = torch.cuda.Stream(device=agent.device)
-        self._reset(owner=None)
+        self._reset(owner=None, layout=None)
 
-    def _reset(self, owner) -> None:
+    def _reset(self, owner, layout) -> None:
         self.owner = owner  # (online, target, optimizer, generator) the graphs belong to
+        self.layout = layout  # the batch entries the graphs read, and their shapes
         self.graphs: dict[bool, tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
         self.eager_steps = 0
         self.staging: dict[str, torch.Tensor] = {}  # pinned host copies of the inputs
@@ -85,7 +85,7 @@ class GraphedLearnerStep:
         the step's output on the host, which waits for this copy, so the pinned buffers are
         free again by the next call."""
         device = self.agent.device
-        for key in self._keys(batch):
+        for key in self.layout:
             array = torch.from_numpy(np.ascontiguousarray(batch[key]))
             if key not in self.staging:
                 self.staging[key] = torch.empty(array.shape, dtype=array.dtype, pin_memory=True)
@@ -93,19 +93,13 @@ class GraphedLearnerStep:
             self.staging[key].copy_(array)
             self.inputs[key].copy_(self.staging[key], non_blocking=True)
 
-    @staticmethod
-    def _keys(batch: dict) -> tuple[str, ...]:
-        return INPUT_KEYS + tuple(key for key in AUGMENTATION_KEYS if key in batch)
-
     def __call__(self, batch: dict[str, np.ndarray]) -> torch.Tensor:
         agent = self.agent
         owner = (agent.online, agent.target, agent.optimizer, agent.generator)
-        keys = self._keys(batch)
-        shapes_changed = set(self.inputs) != set(keys) or any(
-            tuple(self.inputs[key].shape) != np.shape(batch[key]) for key in keys
-        )
-        if self.owner is None or any(a is not b for a, b in zip(owner, self.owner)) or (self.inputs and shapes_changed):
-            self._reset(owner)
+        keys = INPUT_KEYS + tuple(key for key in DRAW_KEYS if key in batch)
+        layout = {key: np.shape(batch[key]) for key in keys}
+        if self.owner is None or any(a is not b for a, b in zip(owner, self.owner)) or layout != self.layout:
+            self._reset(owner, layout)
             make_capturable(agent.optimizer)
         self._stage(batch)
         current = torch.cuda.current_stream(agent.device)
