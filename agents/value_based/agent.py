@@ -40,6 +40,7 @@ from benchgen_agents.torch_device import cpu_threads, pick_device
 from benchgen_agents.value_based.augmentation import augment, draw_augmentation
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
 from benchgen_agents.value_based.cuda_graph import GraphedLearnerStep, graphs_supported
+from benchgen_agents.value_based.layers import initialize
 from benchgen_agents.value_based.replay import PrioritizedReplay
 
 REPLAY_DIR = "replay"
@@ -141,7 +142,9 @@ class ValueBasedAgent(Agent):
         """Networks, optimizer and RNGs, all seeded from ``seed`` (the unit's seed on a fresh start)."""
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.online = self.build_network(self.obs_shape, self.num_actions).to(self.device)
+            self.online = self.build_network(self.obs_shape, self.num_actions)
+            initialize(self.online, self.config.network_style)
+            self.online.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         self.target_is_online = False  # (a copy, but the one-pass path waits for the learner's first copy)
         self.optimizer = self.make_optimizer(self.online.parameters())

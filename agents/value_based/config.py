@@ -25,6 +25,8 @@ from benchgen_agents.torch_device import check_device
 
 #: ``torso`` values (``layers.CNN_TORSOS`` builds them; named here so this module stays torch-free)
 TORSOS = ("nature", "data_efficient")
+#: ``network_style`` values (``layers.py`` builds and ``layers.initialize`` starts them)
+NETWORK_STYLES = ("pytorch", "dopamine")
 #: ``augmentation`` values (``augmentation.py`` applies them)
 AUGMENTATIONS = ("none", "shift_intensity")
 
@@ -49,6 +51,13 @@ class ValueBasedConfig:
     stable-baselines3's QNetwork with ``net_arch=[256, 256]`` at both widths 256."""
     dueling: bool = True
     """Dueling value and advantage streams, Q = V + A - mean_a A (Wang et al. 2016; Rainbow)."""
+    network_style: str = "pytorch"
+    """How the network is laid out and started. "pytorch": unpadded convolutions (the Nature torso's
+    3,136 features on 84x84), a hidden layer per dueling stream (Wang et al. 2016), PyTorch's default
+    initialization. "dopamine": as Dopamine's JAX ``FullRainbowNetwork``, which produced the Atari 100K
+    re-runs of Agarwal et al. 2021 (DrQ(epsilon) among them): flax's "SAME"-padded convolutions
+    (7,744 features), one hidden layer shared by the dueling streams, Glorot-uniform weights and zero
+    biases (noisy layers keep NoisyNet's start either way)."""
     frame_stack: int = 4
     """Frames stacked along the observation's channel axis (DQN/Rainbow: 4). The replay stores
     each frame once and rebuilds the stack; 1 stores every observation whole (set it for image
@@ -195,7 +204,7 @@ class ValueBasedConfig:
             check_number(name, value, 0.0 <= value <= 1.0, "in [0, 1]")
         check_number("learning_rate", self.learning_rate, self.learning_rate > 0, "positive")
         check_number("max_grad_norm", self.max_grad_norm, self.max_grad_norm >= 0, "non-negative (0 disables)")
-        for name, allowed in (("torso", TORSOS), ("augmentation", AUGMENTATIONS)):
+        for name, allowed in (("torso", TORSOS), ("augmentation", AUGMENTATIONS), ("network_style", NETWORK_STYLES)):
             if getattr(self, name) not in allowed:
                 raise did_you_mean(name, str(getattr(self, name)), allowed)
         if self.precision not in ("float32", "bfloat16"):

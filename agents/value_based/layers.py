@@ -79,30 +79,48 @@ def has_noisy_layers(network: nn.Module) -> bool:
     return any(isinstance(m, NoisyLinear) for m in network.modules())
 
 
-def nature_cnn(in_channels: int) -> nn.Sequential:
-    """The DQN torso (Mnih et al. 2015): 32x8x8/4, 64x4x4/2, 64x3x3/1, ReLU; 3136 features on 84x84."""
-    return nn.Sequential(
-        nn.Conv2d(in_channels, 32, 8, stride=4),
-        nn.ReLU(),
-        nn.Conv2d(32, 64, 4, stride=2),
-        nn.ReLU(),
-        nn.Conv2d(64, 64, 3, stride=1),
-        nn.ReLU(),
-        nn.Flatten(),
-    )
+class SamePadding(nn.Module):
+    """Zero padding that makes the next convolution's output ``ceil(size / stride)`` on each side,
+    split as XLA's "SAME" splits it (the smaller half first). Flax's ``nn.Conv`` pads this way by
+    default, so Dopamine's JAX networks do; PyTorch's ``padding="same"`` takes stride 1 only,
+    hence this module."""
+
+    def __init__(self, kernel: int, stride: int):
+        super().__init__()
+        self.kernel, self.stride = kernel, stride
+
+    def _split(self, size: int) -> tuple[int, int]:
+        total = max((-(-size // self.stride) - 1) * self.stride + self.kernel - size, 0)
+        return total // 2, total - total // 2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        top, bottom = self._split(x.shape[-2])
+        left, right = self._split(x.shape[-1])
+        return F.pad(x, (left, right, top, bottom))
 
 
-def data_efficient_cnn(in_channels: int) -> nn.Sequential:
+def conv_stack(in_channels: int, layers: tuple[tuple[int, int, int], ...], same_padding: bool) -> nn.Sequential:
+    """ReLU convolutions of ``(filters, kernel, stride)``, unpadded or "SAME"-padded, then a flatten."""
+    parts: list[nn.Module] = []
+    for filters, kernel, stride in layers:
+        if same_padding:
+            parts.append(SamePadding(kernel, stride))
+        parts += [nn.Conv2d(in_channels, filters, kernel, stride=stride), nn.ReLU()]
+        in_channels = filters
+    return nn.Sequential(*parts, nn.Flatten())
+
+
+def nature_cnn(in_channels: int, same_padding: bool = False) -> nn.Sequential:
+    """The DQN torso (Mnih et al. 2015): 32x8x8/4, 64x4x4/2, 64x3x3/1, ReLU; 3136 features on 84x84
+    (7744 with "SAME" padding, as Dopamine's flax networks build it)."""
+    return conv_stack(in_channels, ((32, 8, 4), (64, 4, 2), (64, 3, 1)), same_padding)
+
+
+def data_efficient_cnn(in_channels: int, same_padding: bool = False) -> nn.Sequential:
     """Data-Efficient Rainbow's torso (van Hasselt, Hessel, Aslanides 2019, appendix, hyper-parameter
     table: two convolutional layers of 32 and 64 filters, 5x5, strides 5 and 5), ReLU; 576 features
     on 84x84. Dopamine's ``labs/atari_100k`` runs DER on the Nature torso instead."""
-    return nn.Sequential(
-        nn.Conv2d(in_channels, 32, 5, stride=5),
-        nn.ReLU(),
-        nn.Conv2d(32, 64, 5, stride=5),
-        nn.ReLU(),
-        nn.Flatten(),
-    )
+    return conv_stack(in_channels, ((32, 5, 5), (64, 5, 5)), same_padding)
 
 
 #: ``torso`` setting -> the convolutional torso it builds for image observations
@@ -124,11 +142,18 @@ class Torso(nn.Module):
     the device: the replay keeps them uint8), the MLP torso for flat vectors. ``features`` is its
     output width."""
 
-    def __init__(self, obs_shape: tuple[int, ...], mlp_hidden_size: int, cnn: str = "nature", mlp_layers: int = 2):
+    def __init__(
+        self,
+        obs_shape: tuple[int, ...],
+        mlp_hidden_size: int,
+        cnn: str = "nature",
+        mlp_layers: int = 2,
+        same_padding: bool = False,
+    ):
         super().__init__()
         self.pixels = len(obs_shape) == 3
         if self.pixels:
-            self.body = CNN_TORSOS[cnn](obs_shape[0])
+            self.body = CNN_TORSOS[cnn](obs_shape[0], same_padding)
         else:
             self.body = mlp_torso(obs_shape[0], mlp_hidden_size, mlp_layers)
         with torch.no_grad():
@@ -175,10 +200,16 @@ class ActionValueStreams(nn.Module):
         outputs: int = 1,
         dueling: bool = True,
         noisy_sigma0: float | None = None,
+        shared_hidden: bool = False,
     ):
         super().__init__()
         self.num_actions, self.outputs, self.dueling = num_actions, outputs, dueling
-        if dueling:
+        self.shared_hidden = dueling and shared_hidden
+        if self.shared_hidden:
+            self.hidden = linear(features, hidden, noisy_sigma0)
+            self.value_out = linear(hidden, outputs, noisy_sigma0)
+            self.advantage_out = linear(hidden, num_actions * outputs, noisy_sigma0)
+        elif dueling:
             self.value_hidden = linear(features, hidden, noisy_sigma0)
             self.value_out = linear(hidden, outputs, noisy_sigma0)
             self.advantage_hidden = linear(features, hidden, noisy_sigma0)
@@ -192,8 +223,12 @@ class ActionValueStreams(nn.Module):
         rows = h.shape[0]
         if not self.dueling:
             return self.out(F.relu(self.hidden(h))).view(rows, self.num_actions, self.outputs)
-        value = self.value_out(F.relu(self.value_hidden(h))).view(rows, 1, self.outputs)
-        advantage = self.advantage_out(F.relu(self.advantage_hidden(h))).view(rows, self.num_actions, self.outputs)
+        if self.shared_hidden:
+            value_h = advantage_h = F.relu(self.hidden(h))
+        else:
+            value_h, advantage_h = F.relu(self.value_hidden(h)), F.relu(self.advantage_hidden(h))
+        value = self.value_out(value_h).view(rows, 1, self.outputs)
+        advantage = self.advantage_out(advantage_h).view(rows, self.num_actions, self.outputs)
         return value + advantage - advantage.mean(dim=1, keepdim=True)
 
     def reset_noise(self, generator: torch.Generator) -> None:
@@ -211,12 +246,20 @@ class ValueNetwork(nn.Module):
     """The torso and the action-value streams of a head's network (``outputs`` numbers per
     action; dueling, width and noise from the config's ``dueling``, ``hidden_size`` and
     ``noisy_sigma0``, plain layers for a config without the last; an MLP torso of ``mlp_layers``,
-    two for a config without it). Subclasses define ``forward``."""
+    two for a config without it; padded and shared as ``network_style`` says: see
+    :func:`initialize`). Subclasses define ``forward``."""
 
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config, outputs: int = 1):
         super().__init__()
         self.num_actions = num_actions
-        self.torso = Torso(obs_shape, config.mlp_hidden_size, config.torso, getattr(config, "mlp_layers", 2))
+        self.dopamine_style = getattr(config, "network_style", "pytorch") == "dopamine"
+        self.torso = Torso(
+            obs_shape,
+            config.mlp_hidden_size,
+            config.torso,
+            getattr(config, "mlp_layers", 2),
+            same_padding=self.dopamine_style,
+        )
         self.streams = ActionValueStreams(
             self.torso.features,
             config.hidden_size,
@@ -224,6 +267,7 @@ class ValueNetwork(nn.Module):
             outputs=outputs,
             dueling=config.dueling,
             noisy_sigma0=getattr(config, "noisy_sigma0", None),
+            shared_hidden=self.dopamine_style,
         )
 
     def reset_noise(self, generator: torch.Generator) -> None:
@@ -231,3 +275,17 @@ class ValueNetwork(nn.Module):
 
     def set_noise(self, enabled: bool) -> None:
         self.streams.set_noise(enabled)
+
+
+def initialize(network: nn.Module, style: str) -> None:
+    """Start ``network``'s weights as ``style`` (the config's ``network_style``) says.
+    "dopamine": Glorot-uniform weights and zero biases in every plain convolution and linear layer,
+    as Dopamine's flax networks start them (``kernel_init=nn.initializers.xavier_uniform()``, flax's
+    default zero bias); noisy layers keep NoisyNet's initialization, as Dopamine's ``NoisyNetwork``.
+    "pytorch": PyTorch's default initialization, left as built."""
+    if style != "dopamine":
+        return
+    for module in network.modules():
+        if isinstance(module, (nn.Conv2d, nn.Linear)):
+            nn.init.xavier_uniform_(module.weight)
+            nn.init.zeros_(module.bias)
