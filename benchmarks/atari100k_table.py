@@ -26,12 +26,11 @@ from benchgen.registry import get_registry
 
 #: agent variant -> the published table it is compared with (``random``: the papers' random scores,
 #: beside which benchgen's random agent under the same protocol shows what "above random" means here)
-#: ``drq_eps_pytorch``: DrQ(epsilon) runs made before the variant took Dopamine's network
-#: (``network_style=pytorch``: PyTorch's layout and initialization; README, Atari 100K)
+#: ``drq_eps_dopamine``: DrQ(epsilon) with ``network_style=dopamine`` (Dopamine's own network)
 PUBLISHED = {
     "der": "atari100k_der",
     "drq_eps": "atari100k_drq_eps",
-    "drq_eps_pytorch": "atari100k_drq_eps",
+    "drq_eps_dopamine": "atari100k_drq_eps",
     "random": "random",
 }
 #: the published agents whose spread the mean over the run's games should fall in (issue 26)

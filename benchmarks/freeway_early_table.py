@@ -3,8 +3,8 @@
 Reads the runs ``benchmarks/freeway_early_runs.sh`` exported to
 ``benchmarks/results/atari100k/freeway_early/`` (the first 12,288 agent steps, then 10 evaluation
 episodes), and the first six training episodes of the full 100K-step Freeway runs exported beside
-them in ``benchmarks/results/atari100k/`` (``drq_eps_pytorch``: ``network_style=pytorch``;
-``drq_eps``: the variant's default, ``dopamine``), and prints per run its training episodes' scores
+them in ``benchmarks/results/atari100k/`` (``drq_eps``: the variant's default, ``network_style=pytorch``;
+``drq_eps_dopamine``: ``network_style=dopamine``), and prints per run its training episodes' scores
 and its evaluation mean, then per style how many runs scored at all within those steps. Beside it: Agarwal et al. 2021's released DrQ(epsilon) runs, 73 of
 100 of which scored on Freeway after 100K steps (the ``atari100k_drq_eps`` table's ``runs_at_zero``).
 
@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 EARLY_FRAMES = 49_152  # 12,288 agent steps: the six training episodes the short runs play
-FULL_RUN_STYLES = {"drq_eps_pytorch": "pytorch", "drq_eps": "dopamine"}  # full runs' file prefix -> style
+FULL_RUN_STYLES = {"drq_eps": "pytorch", "drq_eps_dopamine": "dopamine"}  # full runs' file prefix -> style
 
 
 def episodes(path: Path, full_run: bool) -> tuple[int, dict[str, list[float]]]:

@@ -30,14 +30,14 @@ from benchgen_agents.value_based.config import ValueBasedConfig, check_int, chec
 #: agent step from 1,600 steps of replay on; a target copy at every update; Adam, lr 1e-4 and
 #: eps 1.5e-4 (DER's); epsilon annealed over 5,000 steps. Agarwal et al. 2021's epsilon settings:
 #: 0.01 when training (0.001 when evaluating is the ``atari100k`` protocol's). Replay: the whole
-#: 100K-step run (DrQ: 100K). Network: as Dopamine's ``Atari100kRainbowAgent`` builds it
-#: (``FullRainbowNetwork``: the Nature CNN with flax's SAME padding, one 512-unit hidden layer shared
-#: by the dueling streams, Glorot-uniform weights and zero biases), the network behind the published
-#: DrQ(epsilon) scores: with PyTorch's layout and start, benchgen's DrQ(epsilon) got a chicken across
-#: Freeway in 2 of 8 seeds, with Dopamine's in ... (README, Atari 100K). Frame-counted values are
-#: agent steps x 4.
+#: 100K-step run (DrQ: 100K). Network: the Nature CNN with 512 hidden units, as Dopamine's
+#: ``Atari100kRainbowAgent`` (``FullRainbowNetwork``), laid out and started as PyTorch does
+#: (``network_style=pytorch``); Dopamine's flax network pads its convolutions ("SAME"), shares one
+#: hidden layer between the dueling streams and starts Glorot-uniform with zero biases, which
+#: ``network_style=dopamine`` reproduces. Kept PyTorch's: on Freeway, whose outcome is all or
+#: nothing, both crossed in most short runs (README, Atari 100K), and PyTorch's layout is about a
+#: quarter faster here. Frame-counted values are agent steps x 4.
 DRQ_EPS: dict[str, object] = {
-    "network_style": "dopamine",
     "augmentation": "shift_intensity",
     "n_step": 10,
     "double_q": True,
