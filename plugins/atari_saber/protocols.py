@@ -421,8 +421,11 @@ ATARI100K = AtariProtocol(
     open_values={
         "full_action_space": "Kaiser et al. and Dopamine (ALE's default) play the game's minimal action set; "
         "benchgen: minimal",
-        "noop_max": "SimPLe's and SPR's code start episodes with up to 30 no-op actions, Dopamine's atari_100k "
-        "runner with none; benchgen: none (0), as the Dopamine runs behind Agarwal et al.'s tables",
+        "noop_max": "SimPLe's and SPR's code start episodes with up to 30 no-op actions; Dopamine's atari_100k "
+        "runner (MaxEpisodeEvalRunner, its train.py's default) first started them with none (July 2021), then with "
+        "0-29 no-op agent steps (from 20 July 2021) and 0-29 no-op emulator frames (from 24 August 2021, before "
+        "its DrQ_eps.gin), training episodes included, and which of these Agarwal et al.'s runs used is not "
+        "stated; benchgen: none (0)",
         "evaluation_episodes": "DER and SPR report the mean over evaluation episodes of the final agent, "
         "SimPLe over 8 runs of its own policy; Dopamine: 100 episodes; benchgen: 100 episodes, played to their end",
     },

@@ -57,7 +57,9 @@ def test_same_padding_matches_pytorch_s_own_same_padding_at_stride_one(kernel):
     torch.testing.assert_close(conv(SamePadding(kernel, 1)(x)), torch_same)
 
 
-@pytest.mark.parametrize(("size", "kernel", "stride", "split"), [(84, 8, 4, (2, 2)), (21, 4, 2, (1, 2)), (11, 3, 1, (1, 1))])
+@pytest.mark.parametrize(
+    ("size", "kernel", "stride", "split"), [(84, 8, 4, (2, 2)), (21, 4, 2, (1, 2)), (11, 3, 1, (1, 1))]
+)
 def test_same_padding_splits_as_xla_does_with_strides(size, kernel, stride, split):
     # XLA's SAME: output ceil(size / stride), padding (out - 1) * stride + kernel - size, smaller half first
     x = torch.zeros(1, 1, size, size)
