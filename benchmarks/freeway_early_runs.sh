@@ -8,6 +8,9 @@
 #
 #   benchmarks/freeway_early_runs.sh STYLE SEED...   # e.g. dopamine 0 1 2 3
 #
+# STYLE: pytorch or dopamine (the network_style), or batch_shift (the default network with the
+# augmentation Dopamine ran in 2021: one shift for the whole batch, augmentation=shift_intensity_batch).
+#
 # Each run's episodes go to benchmarks/results/atari100k/freeway_early/ as it ends; run it again
 # after a kill and it resumes (finished runs are skipped). One process per core.
 set -euo pipefail
@@ -16,7 +19,12 @@ OUT=${ATARI100K_RUNS:-runs/atari100k}
 RESULTS=benchmarks/results/atari100k/freeway_early
 mkdir -p "$OUT" "$RESULTS"
 main() {
-  local style=$1 seed dir csv
+  local style=$1 seed dir csv setting
+  case $style in
+    pytorch|dopamine) setting="network_style=$style" ;;
+    batch_shift) setting="augmentation=shift_intensity_batch" ;;
+    *) echo "style: pytorch, dopamine or batch_shift" >&2; exit 2 ;;
+  esac
   shift
   for seed in "$@"; do
     dir="$OUT/drq_eps-freeway-early-$style-seed$seed"
@@ -26,7 +34,7 @@ main() {
       benchgen resume "$dir" --no-progress
     else
       benchgen run atari_saber dqn --protocol benchmarks/protocols/atari100k_quick_eval.yaml --tasks freeway \
-        --seeds "$seed" --frames 49152 --set variant=drq_eps --set network_style="$style" \
+        --seeds "$seed" --frames 49152 --set variant=drq_eps --set "$setting" \
         --set save_replay=true --out "$dir" --no-progress
     fi
     benchgen export "$dir" --output "$csv"

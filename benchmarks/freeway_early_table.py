@@ -1,4 +1,4 @@
-"""How often DrQ(epsilon) gets a chicken across Freeway early, per ``network_style`` (issue 26).
+"""How often DrQ(epsilon) gets a chicken across Freeway early, per network style or augmentation (issue 26).
 
 Reads the runs ``benchmarks/freeway_early_runs.sh`` exported to
 ``benchmarks/results/atari100k/freeway_early/`` (the first 12,288 agent steps, then 10 evaluation
@@ -44,7 +44,9 @@ def load(results: Path) -> dict[str, dict[str, dict[str, list[float]]]]:
         runs[path.stem.split("-")[1]][f"{seed}"] = phases
     for path in sorted(results.parent.glob("drq_eps*-freeway-seed*.csv")):
         seed, phases = episodes(path, full_run=True)
-        runs[FULL_RUN_STYLES[path.stem.split("-")[0]]][f"{seed} (100K run)"] = phases
+        style = FULL_RUN_STYLES[path.stem.split("-")[0]]
+        if f"{seed}" not in runs[style]:  # a seed's short run plays the same first steps (seed 3 did)
+            runs[style][f"{seed} (100K run)"] = phases
     return runs
 
 
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     runs = load(args.results)
-    print("| network_style | seed | training episodes (2,048 steps each) | evaluation mean (10 episodes) |")
+    print("| style | seed | training episodes (2,048 steps each) | evaluation mean (10 episodes) |")
     print("|---|---:|---|---:|")
     for style, seeds in sorted(runs.items()):
         for seed, phases in sorted(seeds.items()):

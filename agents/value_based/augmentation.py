@@ -36,14 +36,19 @@ def draw_augmentation(batch: dict[str, np.ndarray], kind: str, rng: np.random.Ge
     """``batch`` with, when ``kind`` is "shift_intensity" and the observations are images, each
     augmented entry's draws added: ``KEY_shift`` (B, 2) int64 (the crop's top and left offsets in
     the padded image, 0 to 2 x PAD) and ``KEY_scale`` (B,) float32 (the intensity factor). Drawn
-    entry by entry in the order top offsets, left offsets, factors. Otherwise ``batch`` itself."""
+    entry by entry in the order top offsets, left offsets, factors. "shift_intensity_batch": one
+    top and one left offset for the whole batch, 0 to 2 x PAD - 1, as Dopamine's ``_random_crop``
+    drew them in 2021 (``jax.random.randint`` with ``shape=()`` and an exclusive ``maxval`` of
+    2 x PAD). Otherwise ``batch`` itself."""
     if kind == "none" or batch["obs"].ndim != 4:
         return batch
     size = len(batch["obs"])
+    per_image = kind == "shift_intensity"
+    offsets, high = (size, 2 * PAD + 1) if per_image else (1, 2 * PAD)
     drawn = dict(batch)
     for key in AUGMENTED:
-        top = rng.integers(0, 2 * PAD + 1, size=size)
-        left = rng.integers(0, 2 * PAD + 1, size=size)
+        top = np.broadcast_to(rng.integers(0, high, size=offsets), size)
+        left = np.broadcast_to(rng.integers(0, high, size=offsets), size)
         factor = 1.0 + INTENSITY_SCALE * np.clip(rng.standard_normal(size), -2.0, 2.0)
         drawn[f"{key}_shift"] = np.stack([top, left], axis=1)
         drawn[f"{key}_scale"] = factor.astype(np.float32)

@@ -28,7 +28,7 @@ TORSOS = ("nature", "data_efficient")
 #: ``network_style`` values (``layers.py`` builds and ``layers.initialize`` starts them)
 NETWORK_STYLES = ("pytorch", "dopamine")
 #: ``augmentation`` values (``augmentation.py`` applies them)
-AUGMENTATIONS = ("none", "shift_intensity")
+AUGMENTATIONS = ("none", "shift_intensity", "shift_intensity_batch")
 
 
 @dataclass
@@ -81,7 +81,10 @@ class ValueBasedConfig:
     acting): "none", or "shift_intensity" (DrQ, Kostrikov et al. 2021: each image padded by 4
     pixels, edges repeated, and cropped back at a random offset; then, as Dopamine's
     ``labs/atari_100k`` DrQ and SPR (Schwarzer et al. 2021), its intensity scaled by
-    1 + 0.05 * clip(N(0, 1), -2, 2)). States and next states draw their own shifts."""
+    1 + 0.05 * clip(N(0, 1), -2, 2)). States and next states draw their own shifts.
+    "shift_intensity_batch": the same, but one offset of 0 to 7 pixels a side for the whole batch,
+    as Dopamine's ``labs/atari_100k`` shifted from July 2021 until February 2022 (the version behind
+    Agarwal et al. 2021's DrQ(epsilon) runs)."""
     replay_capacity: int = 1_000_000
     """Transitions the replay memory holds, over all sub-environments (DQN, Rainbow: 1M)."""
     priority_exponent: float = 0.5

@@ -161,3 +161,27 @@ def test_drq_augmentation_is_an_edge_padded_random_crop_times_an_intensity_facto
     again = augment(draw_augmentation(batch, "shift_intensity", np.random.default_rng(3)), to_tensor)
     assert all(torch.equal(out[key], again[key]) for key in ("obs", "next_obs"))
     assert draw_augmentation(batch, "none", np.random.default_rng(3)) is batch
+
+
+def test_dopamine_s_2021_batch_shift_moves_the_whole_batch_by_one_offset_below_eight():
+    """``shift_intensity_batch``: one top and one left offset for all samples of an entry, 0-7
+    (Dopamine's 2021 ``_random_crop``), still each sample's own intensity factor; the crop itself is
+    the per-image one's."""
+    from benchgen_agents.value_based.augmentation import PAD, augment, draw_augmentation
+
+    rng = np.random.default_rng(1)
+    batch = {key: rng.integers(0, 256, (8, 4, 84, 84), dtype=np.uint8) for key in ("obs", "next_obs")}
+    seen = set()
+    for seed in range(40):
+        drawn = draw_augmentation(batch, "shift_intensity_batch", np.random.default_rng(seed))
+        for key in ("obs", "next_obs"):
+            assert len({tuple(s) for s in drawn[f"{key}_shift"]}) == 1
+            assert len(set(drawn[f"{key}_scale"].tolist())) > 1  # factors still per sample
+            seen.update(drawn[f"{key}_shift"][0].tolist())
+    assert seen == set(range(2 * PAD))  # 0-7: never the per-image draw's 8
+    out = augment(drawn, torch.as_tensor)
+    padded = np.pad(batch["obs"], ((0, 0), (0, 0), (PAD, PAD), (PAD, PAD)), mode="edge").astype(np.float32)
+    top, left = drawn["obs_shift"][0]
+    assert np.array_equal(
+        out["obs"].numpy(), padded[:, :, top : top + 84, left : left + 84] * drawn["obs_scale"][:, None, None, None]
+    )
