@@ -80,7 +80,7 @@ def has_noisy_layers(network: nn.Module) -> bool:
 
 
 class SamePadding(nn.Module):
-    """Zero padding that makes the next convolution's output ``ceil(size / stride)`` on each side,
+    """Zero padding that makes the next convolution's output ``ceil(size / stride)`` along each axis,
     split as XLA's "SAME" splits it (the smaller half first). Flax's ``nn.Conv`` pads this way by
     default, so Dopamine's JAX networks do; PyTorch's ``padding="same"`` takes stride 1 only,
     hence this module."""
