@@ -24,15 +24,13 @@ FULL_RUN_STYLES = {"drq_eps": "pytorch", "drq_eps_dopamine": "dopamine"}  # full
 
 def episodes(path: Path, full_run: bool) -> tuple[int, dict[str, list[float]]]:
     """A run's seed and phase -> its episodes' raw scores in play order (a full run: its training
-    episodes within the short runs' steps only, as ``train (100K run)``)."""
+    episodes within the short runs' steps only)."""
     with path.open() as handle:
         rows = sorted(csv.DictReader(handle), key=lambda r: int(r["frames_total"] or 0))
     phases: dict[str, list[float]] = defaultdict(list)
     for row in rows:
-        if not full_run:
+        if not full_run or (row["phase"] == "train" and int(row["frames_total"]) <= EARLY_FRAMES):
             phases[row["phase"]].append(float(row["score"]))
-        elif row["phase"] == "train" and int(row["frames_total"]) <= EARLY_FRAMES:
-            phases["train (100K run)"].append(float(row["score"]))
     return int(rows[0]["seed"]), dict(phases)
 
 
@@ -61,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---:|---|---:|")
     for style, seeds in sorted(runs.items()):
         for seed, phases in sorted(seeds.items()):
-            train = ", ".join(f"{s:g}" for s in phases.get("train", phases.get("train (100K run)", [])))
+            train = ", ".join(f"{s:g}" for s in phases.get("train", []))
             evals = phases.get("train_eval", [])
             shown = f"{sum(evals) / len(evals):.1f}" if evals else "-"
             print(f"| {style} | {seed} | {train} | {shown} |")

@@ -252,13 +252,13 @@ class ValueNetwork(nn.Module):
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, config, outputs: int = 1):
         super().__init__()
         self.num_actions = num_actions
-        self.dopamine_style = getattr(config, "network_style", "pytorch") == "dopamine"
+        dopamine_style = getattr(config, "network_style", "pytorch") == "dopamine"
         self.torso = Torso(
             obs_shape,
             config.mlp_hidden_size,
             config.torso,
             getattr(config, "mlp_layers", 2),
-            same_padding=self.dopamine_style,
+            same_padding=dopamine_style,
         )
         self.streams = ActionValueStreams(
             self.torso.features,
@@ -267,7 +267,7 @@ class ValueNetwork(nn.Module):
             outputs=outputs,
             dueling=config.dueling,
             noisy_sigma0=getattr(config, "noisy_sigma0", None),
-            shared_hidden=self.dopamine_style,
+            shared_hidden=dopamine_style,
         )
 
     def reset_noise(self, generator: torch.Generator) -> None:
