@@ -262,7 +262,7 @@ def test_a_run_whose_agent_uses_a_gpu_is_planned_from_the_speed_measured_on_one(
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     on_gpu = resolve(registry, run, {})
     plan = describe_plan(on_gpu, plan_units(on_gpu))
-    assert "train 9 min per unit" in plan and "from 3,556 frames/s" in plan, plan
+    assert "train 13 min per unit" in plan and "from 2,628 frames/s" in plan, plan
     assert "measured on one NVIDIA H100 GPU with 16 CPU cores" in plan and "sub-environment" not in plan, plan
     # a setting that keeps the agent on the CPU keeps the CPU's row, saying nothing of the GPU
     on_cpu_setting = resolve(registry, run, {"device": "cpu"})
