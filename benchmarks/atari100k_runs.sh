@@ -20,6 +20,7 @@ OUT=${ATARI100K_RUNS:-runs/atari100k}
 SEED=${SEED:-0}
 RESULTS=benchmarks/results/atari100k
 mkdir -p "$OUT" "$RESULTS"
+. benchmarks/run_or_resume.sh
 
 DER_GAMES="crazy_climber freeway hero kangaroo alien amidar frostbite ms_pacman"
 DRQ_GAMES="crazy_climber freeway hero ms_pacman"
@@ -27,17 +28,12 @@ DRQ_GAMES="crazy_climber freeway hero ms_pacman"
 one() {  # one() AGENT VARIANT GAME
   local agent=$1 variant=$2 game=$3 dir="$OUT/$2-$3-seed$SEED"
   local csv="$RESULTS/$2-$3-seed$SEED.csv"
-  if [ -f "$csv" ]; then echo "done: $csv"; return; fi
-  if [ -f "$dir/run.json" ]; then
-    benchgen resume "$dir" --no-progress
-  elif [ "$agent" = random ]; then  # its training is not the point: a token budget, then the 100 episodes
-    benchgen run atari_saber random --protocol atari100k --tasks "$game" --seeds "$SEED" --frames 4000 \
-      --out "$dir" --no-progress
+  if [ "$agent" = random ]; then  # its training is not the point: a token budget, then the 100 episodes
+    run_or_resume "$dir" "$csv" atari_saber random --protocol atari100k --tasks "$game" --seeds "$SEED" --frames 4000
   else
-    benchgen run atari_saber "$agent" --protocol atari100k --tasks "$game" --seeds "$SEED" \
-      --set variant="$variant" --set save_replay=true --checkpoints 400000 --out "$dir" --no-progress
+    run_or_resume "$dir" "$csv" atari_saber "$agent" --protocol atari100k --tasks "$game" --seeds "$SEED" \
+      --set variant="$variant" --set save_replay=true --checkpoints 400000
   fi
-  benchgen export "$dir" --output "$csv"
 }
 
 der_lane() { for g in $DER_GAMES; do one rainbow der "$g"; one random random "$g"; done; }

@@ -8,8 +8,15 @@
 #
 #   benchmarks/freeway_early_runs.sh STYLE SEED...   # e.g. dopamine 0 1 2 3
 #
-# STYLE: pytorch or dopamine (the network_style), or batch_shift (the default network with the
-# augmentation Dopamine ran in 2021: one shift for the whole batch, augmentation=shift_intensity_batch).
+# STYLE, each a difference between benchgen's DrQ(epsilon) and Dopamine's of 2021 (labs/atari_100k,
+# which Agarwal et al. ran), alone or together:
+#   pytorch        benchgen's default (network_style=pytorch, per-image shift, no no-op starts)
+#   dopamine       Dopamine's network (network_style=dopamine)
+#   batch_shift    Dopamine's 2021 augmentation: one shift for the whole batch
+#                  (augmentation=shift_intensity_batch)
+#   noop           Dopamine's runner of August 2021: 0-29 no-op frames at every episode's start
+#                  (protocols/atari100k_quick_eval_noop.yaml)
+#   dopamine_2021  all three of Dopamine's at once
 #
 # Each run's episodes go to benchmarks/results/atari100k/freeway_early/ as it ends; run it again
 # after a kill and it resumes (finished runs are skipped). One process per core.
@@ -17,27 +24,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${ATARI100K_RUNS:-runs/atari100k}
 RESULTS=benchmarks/results/atari100k/freeway_early
+PROTOCOLS=benchmarks/protocols
 mkdir -p "$OUT" "$RESULTS"
+. benchmarks/run_or_resume.sh
+
 main() {
-  local style=$1 seed dir csv setting
+  local style=$1 seed protocol=$PROTOCOLS/atari100k_quick_eval.yaml
+  local -a settings
   case $style in
-    pytorch|dopamine) setting="network_style=$style" ;;
-    batch_shift) setting="augmentation=shift_intensity_batch" ;;
-    *) echo "style: pytorch, dopamine or batch_shift" >&2; exit 2 ;;
+    pytorch|dopamine) settings=(--set "network_style=$style") ;;
+    batch_shift) settings=(--set augmentation=shift_intensity_batch) ;;
+    noop) settings=(); protocol=$PROTOCOLS/atari100k_quick_eval_noop.yaml ;;
+    dopamine_2021)
+      settings=(--set network_style=dopamine --set augmentation=shift_intensity_batch)
+      protocol=$PROTOCOLS/atari100k_quick_eval_noop.yaml ;;
+    *) echo "style: pytorch, dopamine, batch_shift, noop or dopamine_2021" >&2; exit 2 ;;
   esac
   shift
   for seed in "$@"; do
-    dir="$OUT/drq_eps-freeway-early-$style-seed$seed"
-    csv="$RESULTS/drq_eps-$style-seed$seed.csv"
-    if [ -f "$csv" ]; then echo "done: $csv"; continue; fi
-    if [ -f "$dir/run.json" ]; then
-      benchgen resume "$dir" --no-progress
-    else
-      benchgen run atari_saber dqn --protocol benchmarks/protocols/atari100k_quick_eval.yaml --tasks freeway \
-        --seeds "$seed" --frames 49152 --set variant=drq_eps --set "$setting" \
-        --set save_replay=true --out "$dir" --no-progress
-    fi
-    benchgen export "$dir" --output "$csv"
+    run_or_resume "$OUT/drq_eps-freeway-early-$style-seed$seed" "$RESULTS/drq_eps-$style-seed$seed.csv" \
+      atari_saber dqn --protocol "$protocol" --tasks freeway --seeds "$seed" --frames 49152 \
+      --set variant=drq_eps "${settings[@]}" --set save_replay=true
   done
 }
 main "$@"; exit
