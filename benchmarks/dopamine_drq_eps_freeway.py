@@ -181,17 +181,25 @@ def main(argv: list[str] | None = None) -> None:
         help="Dopamine's runner's no-op starts: 0 to N-1 no-op agent steps (its default 30; 0: none, as benchgen)",
     )
     parser.add_argument(
+        "--training-steps",
+        type=int,
+        default=TRAINING_STEPS,
+        help="agent steps of training, in whole episodes (default the study's 12,288; more: style dopamine_agent_long)",
+    )
+    parser.add_argument(
         "--results", type=Path, default=Path(__file__).parent / "results" / "atari100k" / "freeway_early"
     )
     args = parser.parse_args(argv)
     gin.parse_config(DRQ_EPS_BINDINGS)
     style = "dopamine_agent" if args.max_noops == 30 else f"dopamine_agent_noops{args.max_noops}"
+    if args.training_steps != TRAINING_STEPS:
+        style += "_long"
     for seed in (int(s) for s in args.seeds.split(",")):
         out = args.results / f"drq_eps-{style}-seed{seed}.csv"
         if out.exists():
             print(f"done: {out}")
             continue
-        rows = run(seed, args.max_noops)
+        rows = run(seed, args.max_noops, args.training_steps)
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

@@ -1,12 +1,16 @@
-"""How often DrQ(epsilon) gets a chicken across Freeway early, per network style or augmentation (issue 26).
+"""How often DrQ(epsilon) gets a chicken across Freeway early, per style of the study (issue 26).
 
 Reads the runs ``benchmarks/freeway_early_runs.sh`` exported to
 ``benchmarks/results/atari100k/freeway_early/`` (the first 12,288 agent steps, then 10 evaluation
-episodes), and the first six training episodes of the full 100K-step Freeway runs exported beside
-them in ``benchmarks/results/atari100k/`` (``drq_eps``: the variant's default, ``network_style=pytorch``;
-``drq_eps_dopamine``: ``network_style=dopamine``), and prints per run its training episodes' scores
-and its evaluation mean, then per style how many runs scored at all within those steps. Beside it: Agarwal et al. 2021's released DrQ(epsilon) runs, 73 of
-100 of which scored on Freeway after 100K steps (the ``atari100k_drq_eps`` table's ``runs_at_zero``).
+episodes; styles pytorch, dopamine, batch_shift, noop and dopamine_2021: benchgen's agent with
+Dopamine's differences alone or together), those of ``benchmarks/dopamine_drq_eps_freeway.py``
+beside them (style dopamine_agent: Dopamine's own agent), and the first six training episodes of
+the full 100K-step Freeway runs exported in ``benchmarks/results/atari100k/`` (``drq_eps``: the
+variant's default, ``network_style=pytorch``; ``drq_eps_dopamine``: ``network_style=dopamine``),
+and prints per run its training episodes' scores and its evaluation mean, then per style how many
+runs scored at all within those steps (a style ending in ``_long`` trained longer). Beside it: Agarwal et al. 2021's released DrQ(epsilon) runs,
+73 of 100 of which scored on Freeway after 100K steps (the ``atari100k_drq_eps`` table's
+``runs_at_zero``).
 
 Usage: python benchmarks/freeway_early_table.py [--results benchmarks/results/atari100k/freeway_early]
 """
@@ -66,7 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     print()
     for style, seeds in sorted(runs.items()):
         scored = sum(any(s > 0 for p in phases.values() for s in p) for phases in seeds.values())
-        print(f"{style}: {scored} of {len(seeds)} runs scored within 12,288 steps")
+        within = "their training and evaluation" if style.endswith("_long") else "12,288 steps"
+        print(f"{style}: {scored} of {len(seeds)} runs scored within {within}")
     print("published DrQ(epsilon) (Agarwal et al. 2021, 100 runs of 100K steps): 73 of 100 scored")
 
 
