@@ -10,12 +10,13 @@
 # the same warm machine: the first starts the run in a process session of its own, which outlives
 # the call, and the second waits for it, stops it if it has not ended, and exports it:
 #
-#   benchmarks/gpu_checklist.sh breakout-start           # returns once the run is training
+#   benchmarks/gpu_checklist.sh breakout-start           # returns once the run has begun
 #   benchmarks/gpu_checklist.sh breakout-progress        # its last progress line
 #   benchmarks/gpu_checklist.sh breakout-finish [SEC]    # waits at most SEC seconds, then exports
 #
 # Logs and results go to $OUT (default runs/gpu_checklist): tests.log, learner.log, e2e.log,
-# breakout.log, breakout_episodes.csv (every recorded episode), learning_curves.png, run.json.
+# gpu_checklist_breakout.log (the Breakout run's output, a progress line every 30 s),
+# breakout_episodes.csv (every recorded episode), learning_curves.png, run.json.
 # The Breakout run's own folder is $BREAKOUT_RUN (default /tmp/gpu_checklist_breakout: a device
 # call empties $OUT, so the run lives outside it).
 # benchgen and its dependencies must be importable (on a bare machine: install the wheels first).
@@ -46,7 +47,7 @@ RUN_DIR=${BREAKOUT_RUN:-/tmp/gpu_checklist_breakout}
 # FRAMES and DEVICE: the checklist's 2M frames on CUDA unless set (a short CPU run tries the script)
 breakout_command() {
   benchgen run atari_saber rainbow_iqn --tasks breakout --frames "${FRAMES:-2000000}" \
-    --num-envs 16 --set device="${DEVICE:-cuda}" --out "$RUN_DIR" --no-progress --progress-every 30
+    --num-envs 16 --set device="${DEVICE:-cuda}" --out "$RUN_DIR" --progress-every 30
 }
 
 breakout_export() {
