@@ -65,8 +65,9 @@ from dopamine.jax.agents.dqn import dqn_agent  # noqa: E402,F401  (registers its
 from dopamine.labs.atari_100k import atari_100k_rainbow_agent  # noqa: E402
 
 # labs/atari_100k/configs/DrQ_eps.gin (Dopamine, March 2026; the same values as its September 2021
-# version), the agent's bindings; the runner's (100 evaluation episodes, 27,000-step cap, no sticky
-# actions, a lost life ends a training episode) are this script's loop below.
+# version), the agent's bindings. Its runner's are this script's loop below: the 27,000-step cap and
+# no sticky actions as there; 10 evaluation episodes (the study's, not 100); the life-loss ending of
+# training episodes left out, as Freeway has no lives.
 DRQ_EPS_BINDINGS = """
 JaxDQNAgent.gamma = 0.99
 JaxDQNAgent.update_horizon = 10

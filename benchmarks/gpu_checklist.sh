@@ -49,6 +49,8 @@ breakout_command() {
   benchgen run atari_saber rainbow_iqn --tasks breakout --frames "${FRAMES:-2000000}" \
     --num-envs 16 --set device="${DEVICE:-cuda}" --out "$RUN_DIR" --progress-every 30
 }
+# the run as a shell command line, for timeout and setsid (which run programs, not functions)
+BREAKOUT_SHELL="$(declare -f breakout_command); RUN_DIR='$RUN_DIR'; breakout_command"
 
 breakout_export() {
   benchgen export "$RUN_DIR" --output "$OUT/breakout_episodes.csv" && benchgen report "$RUN_DIR" >/dev/null
@@ -65,16 +67,14 @@ EOF
 
 breakout() {
   local seconds=${1:-420}
-  timeout -s TERM "$seconds" bash -c "$(declare -f breakout_command); RUN_DIR='$RUN_DIR'; breakout_command" \
-    >"$RUN_DIR.log" 2>&1
+  timeout -s TERM "$seconds" bash -c "$BREAKOUT_SHELL" >"$RUN_DIR.log" 2>&1
   echo "breakout: exit $? after at most $seconds s"; tail -4 "$RUN_DIR.log"
   breakout_export
 }
 
 breakout_start() {
   # setsid: the run gets a process session of its own, so that it outlives the device call
-  setsid bash -c "$(declare -f breakout_command); RUN_DIR='$RUN_DIR'; breakout_command" \
-    >"$RUN_DIR.log" 2>&1 </dev/null &
+  setsid bash -c "$BREAKOUT_SHELL" >"$RUN_DIR.log" 2>&1 </dev/null &
   echo $! >"$RUN_DIR.pid"
   for _ in $(seq 1 120); do
     sleep 1
