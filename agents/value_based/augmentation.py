@@ -68,7 +68,7 @@ def shift_intensity(images: torch.Tensor, shift: torch.Tensor, scale: torch.Tens
     cols = (shift[:, 1:] + torch.arange(w, device=images.device) - pad).clamp_(0, w - 1)  # (B, W)
     pixels = (rows.view(b, h, 1) * w + cols.view(b, 1, w)).view(b, 1, h * w).expand(b, c, h * w)
     cropped = images.reshape(b, c, h * w).gather(2, pixels).view(b, c, h, w)
-    return cropped.float() * scale.view(b, 1, 1, 1)
+    return cropped.float().mul_(scale.view(b, 1, 1, 1))  # in place: no second batch-sized buffer
 
 
 def augment(batch: dict, to_device: Callable[[object], torch.Tensor]) -> dict:
