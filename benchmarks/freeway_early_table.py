@@ -70,7 +70,12 @@ def main(argv: list[str] | None = None) -> None:
     print()
     for style, seeds in sorted(runs.items()):
         scored = sum(any(s > 0 for p in phases.values() for s in p) for phases in seeds.values())
-        within = "their training and evaluation" if style.endswith("_long") else "12,288 steps"
+        if style.endswith("_long"):
+            within = "their training and evaluation"
+        elif style.startswith("dopamine_agent"):  # Dopamine's runner plays whole episodes past the budget
+            within = "their seven training episodes (about 14,200 steps) and evaluation"
+        else:
+            within = "12,288 steps and evaluation"
         print(f"{style}: {scored} of {len(seeds)} runs scored within {within}")
     print("published DrQ(epsilon) (Agarwal et al. 2021, 100 runs of 100K steps): 73 of 100 scored")
 
