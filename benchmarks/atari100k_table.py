@@ -103,5 +103,6 @@ def main(argv: list[str] | None = None) -> None:
                 f"{shown} -> {verdict} their spread"
             )
 
+
 if __name__ == "__main__":
     main()
