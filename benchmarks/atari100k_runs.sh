@@ -12,6 +12,9 @@
 #   benchmarks/atari100k_runs.sh der alien  # one agent (der, drq_eps or random), one game
 #   SEED=1 benchmarks/atari100k_runs.sh der crazy_climber   # another seed (default 0)
 #
+# Games beyond the lanes run the same way, one at a time; those run so far (seed 0): der and random
+# on road_runner, kung_fu_master and battle_zone, drq_eps on road_runner.
+#
 # Each run takes one core (the agents' default threads leave the others free), so on a 2-core
 # machine the two lanes can run side by side, one process each; never two processes on one lane.
 set -euo pipefail

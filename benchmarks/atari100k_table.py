@@ -8,7 +8,8 @@ published score of the same agent (``atari100k_der`` for ``der``, ``atari100k_dr
 ``drq_eps``: the mean of Agarwal et al. 2021's 100 runs a game), the random and human scores of
 ``human_atari100k``, and both human-normalized; then the mean normalized score over the games
 benchgen has run, beside the published DER, OTRainbow and DrQ means over the same games (the
-spread a run is expected to fall in, issue 26) and DrQ(epsilon)'s. All published numbers come from
+spread a run is expected to fall in, issue 26) and DrQ(epsilon)'s; once DER has run more games
+than the issue's eight, the same over those eight as well. All published numbers come from
 the suite's reference tables, which name their sources (SPR, Schwarzer et al. 2021, Table 1;
 DrQ(epsilon): IRIS, Micheli et al. 2023, Table 1).
 
