@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-#: the issue's eight DER games and the two run beyond them
+#: the issue's eight DER games and those run beyond them
 GAMES = (
     "alien",
     "amidar",
@@ -50,6 +50,7 @@ GAMES = (
     "ms_pacman",
     "road_runner",
     "kung_fu_master",
+    "battle_zone",
 )
 FIELDS = ("screens", "rewards", "lives", "over")
 
@@ -134,6 +135,10 @@ def main(argv: list[str] | None = None) -> None:
     from ale_py import __version__ as ale_py_version
     from ale_py import roms
 
+    games = args.games.split(",")
+    unknown = [game for game in games if roms.get_rom_path(game) is None]
+    if unknown:
+        raise SystemExit(f"ale-py has no ROM for {', '.join(unknown)}; games are ROM names such as freeway, ms_pacman")
     try:
         atari_py_version = subprocess.run(
             [args.atari_py_python, "-c", "import importlib.metadata as m; print(m.version('atari-py'))"],
@@ -151,10 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     print("| game | frames compared | points | lives lost | game overs | first difference |")
     print("|---|---:|---:|---:|---:|---|")
     differing = 0
-    unknown = [game for game in args.games.split(",") if roms.get_rom_path(game) is None]
-    if unknown:
-        raise SystemExit(f"ale-py has no ROM for {', '.join(unknown)}; games are ROM names such as freeway, ms_pacman")
-    for game in args.games.split(","):
+    for game in games:
         rom = str(roms.get_rom_path(game))
         ours = run_side(sys.executable, "ale_py", rom, args)
         theirs = run_side(args.atari_py_python, "atari_py", rom, args)
@@ -165,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
         lost = sum(sum(max(0, p - q) for p, q in zip(e["lives"], e["lives"][1:])) for e in ours["episodes"])
         overs = sum(e["over"][-1] for e in ours["episodes"] if e["over"])
         print(f"| {game} | {frames:,} | {points:,} | {lost} | {overs} | {difference or 'none'} |")
-    print(f"{differing} of {len(args.games.split(','))} games differ")
+    print(f"{differing} of {len(games)} games differ")
 
 
 if __name__ == "__main__":
