@@ -8,6 +8,9 @@ emulator itself: for each game, both emulators load the same ROM file (ale-py's)
 actions, and play the same action sequences from ``reset_game``, frame by frame (no frame skip,
 no preprocessing: those are the wrappers', not the emulator's); every frame's grayscale screen
 (by digest), reward, lives and game-over flag are compared, and the first difference is named.
+Measured: play (rewards, lives, game overs, lengths) identical on all eleven games; atari-py's
+screens are not reproducible from one process to the next (ale-py's are), so a screen difference it
+names may be atari-py's own draw rather than the versions' (README, Atari 100K).
 
 Actions: episode ``e`` of a game draws a preference over the minimal action set from a
 Dirichlet(1) distribution, then holds actions drawn from it for 1 to 16 frames at a time, so that
