@@ -11,6 +11,15 @@
 #   benchmarks/atari100k_runs.sh drq_eps    # the other lane: DrQ(epsilon)'s games
 #   benchmarks/atari100k_runs.sh der alien  # one agent (der, drq_eps or random), one game
 #   SEED=1 benchmarks/atari100k_runs.sh der crazy_climber   # another seed (default 0)
+#   benchmarks/atari100k_runs.sh table      # issue 45's campaign, in its order (below)
+#   benchmarks/atari100k_runs.sh remaining  # what the campaign has left, one run a line
+#
+# The campaign (issue 45: the whole table) is the committed plan of the runs that remain: any
+# session continues it with `benchmarks/atari100k_runs.sh table` (one lane; a second lane can run
+# `TABLE_ORDER=reverse benchmarks/atari100k_runs.sh table`, which walks the same list from its end;
+# a run one lane holds is skipped by the other, through a lock file per run). Its order: DER seed 0 on all
+# 26 games (each with random's evaluation), DER seed 1 on all 26, DER seeds 2-4 on issue 26's
+# eight, then DrQ(epsilon) seed 0 on the rest of the 26.
 #
 # Games beyond the lanes run the same way, one at a time; those run so far (seed 0): der and random
 # on road_runner, kung_fu_master and battle_zone, drq_eps on road_runner.
@@ -39,6 +48,40 @@ one() {  # one() AGENT VARIANT GAME
   fi
 }
 
+ALL_GAMES="alien amidar assault asterix bank_heist battle_zone boxing breakout chopper_command crazy_climber
+  demon_attack freeway frostbite gopher hero jamesbond kangaroo krull kung_fu_master ms_pacman pong private_eye
+  qbert road_runner seaquest up_n_down"
+
+table_runs() {  # the campaign's runs in order, one "AGENT GAME SEED" a line
+  local g s
+  for g in $ALL_GAMES; do echo "der $g 0"; echo "random $g 0"; done
+  for g in $ALL_GAMES; do echo "der $g 1"; done
+  for s in 2 3 4; do for g in $DER_GAMES; do echo "der $g $s"; done; done
+  for g in $ALL_GAMES; do echo "drq_eps $g 0"; done
+}
+
+exported() { [ -f "$RESULTS/$1-$2-seed$3.csv" ]; }  # exported() AGENT GAME SEED
+
+table() {
+  local order=cat
+  [ "${TABLE_ORDER:-}" = reverse ] && order=tac
+  table_runs | $order | while read -r agent game seed; do
+    exported "$agent" "$game" "$seed" && continue
+    # a run another lane holds is left to it (flock: released when that process ends, even killed)
+    mkdir -p "$OUT/locks"
+    (
+      flock -n 9 || { echo "busy elsewhere: $agent $game seed $seed"; exit 0; }
+      case $agent in
+        der) SEED=$seed one rainbow der "$game" ;;
+        drq_eps) SEED=$seed one dqn drq_eps "$game" ;;
+        random) SEED=$seed one random random "$game" ;;
+      esac
+    ) 9>"$OUT/locks/$agent-$game-seed$seed"
+  done
+}
+
+remaining() { table_runs | while read -r agent game seed; do exported "$agent" "$game" "$seed" || echo "$agent $game $seed"; done; }
+
 der_lane() { for g in $DER_GAMES; do one rainbow der "$g"; one random random "$g"; done; }
 drq_lane() { for g in $DRQ_GAMES; do one dqn drq_eps "$g"; done; }
 
@@ -55,8 +98,10 @@ main() {
   case ${1:-all} in
     der) der_lane ;;
     drq_eps) drq_lane ;;
+    table) table ;;
+    remaining) remaining ;;
     all) der_lane; drq_lane ;;
-    *) echo "lane: der or drq_eps (or none for both, one after the other)" >&2; exit 2 ;;
+    *) echo "lane: der, drq_eps, table or remaining (or none for der then drq_eps)" >&2; exit 2 ;;
   esac
 }
 
