@@ -35,6 +35,9 @@ EVALUATION_SUFFIX = "_eval"
 #: how the phase of a unit's re-evaluated best policy is named: ``train`` -> ``train_best``
 BEST_SUFFIX = "_best"
 
+#: every phase a unit runs under (``units.phase``)
+UNIT_PHASES = (TRAIN, JOINT, ZEROSHOT, FINETUNE, TRANSFER_ZEROSHOT, TRANSFER_FINETUNE, REEVAL)
+
 #: phases whose units start from a joint checkpoint (they wait for it)
 FROM_JOINT = (ZEROSHOT, FINETUNE, TRANSFER_ZEROSHOT, TRANSFER_FINETUNE)
 #: phases whose units play a checkpoint without learning
@@ -108,3 +111,21 @@ SCORED = (
     REEVAL,
     *(best_policy_phase(p) for p in (TRAIN, FINETUNE, JOINT)),
 )
+
+
+#: every phase an episode can be recorded under (``episodes.phase``): a unit's phase, its
+#: evaluation and best-policy phases, and the videos'
+EPISODE_PHASES = frozenset(
+    {VIDEO, *UNIT_PHASES, *map(evaluation_phase, UNIT_PHASES), *map(best_policy_phase, UNIT_PHASES)}
+)
+
+
+def is_unit_phase(name: object) -> bool:
+    """Whether ``name`` is a phase a unit runs under (a store holding another is damaged or crafted)."""
+    return name in UNIT_PHASES
+
+
+def is_episode_phase(name: object) -> bool:
+    """Whether ``name`` is a phase an episode can be recorded under; phase names end up in file
+    names (the report's plots), so a store's are checked against this list when it is read."""
+    return isinstance(name, str) and name in EPISODE_PHASES

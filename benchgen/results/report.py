@@ -317,6 +317,8 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     import matplotlib.pyplot as plt
 
     paths = []
+    rundir = RunDir(run_dir)
+    out_dir = rundir.report_dir()  # (every plot named after a phase is named through rundir.output_file)
     runs = load_phases(run_dir, run_dir.name)
     curves = sorted(
         (phase, task, seed, frames, values["score"])
@@ -337,7 +339,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     ax.set_title(f"{report['agent']} on {report['suite']}")
     if 0 < len(curves) <= 12 and ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
-    path = Path(run_dir) / "report" / "learning_curves.png"
+    path = rundir.output_file(out_dir, "learning_curves.png")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -352,7 +354,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
         ax.bar(names, [norm["classes"][n] for n in names], color="tab:blue")
         ax.set_ylabel("tasks")
         ax.set_title(f"{phase}: score classes vs {norm['baseline']}")
-        path = Path(run_dir) / "report" / f"classes_{phase}.png"
+        path = rundir.output_file(out_dir, f"classes_{phase}.png")
         fig.tight_layout()
         fig.savefig(path, dpi=100)
         plt.close(fig)
@@ -365,7 +367,8 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Pa
     instantaneous mean score curve, per learning phase (``benchgen.results.figures``)."""
     registry = get_registry()
     scorer = registry.scorer(registry.suite(report["suite"]))
-    out_dir = Path(run_dir) / "report"
+    rundir = RunDir(run_dir)
+    out_dir = rundir.report_dir()
     unit = report["budget_unit"]
     paths = []
     for phase, sec in report["phases"].items():
@@ -385,7 +388,7 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Pa
                     f"{phase}: median normalized score",
                     f"median over tasks (1 = {baseline})",
                     unit,
-                    out_dir / f"median_normalized_{phase}.png",
+                    rundir.output_file(out_dir, f"median_normalized_{phase}.png"),
                 )
             )
             counts = figures.classes_by_checkpoint(sec, scorer, baseline)
@@ -395,7 +398,7 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Pa
                         counts,
                         f"{phase}: score classes vs {baseline} by reporting point",
                         unit,
-                        out_dir / f"classes_by_checkpoint_{phase}.png",
+                        rundir.output_file(out_dir, f"classes_by_checkpoint_{phase}.png"),
                     )
                 )
         elif "error" not in norm:
@@ -407,7 +410,7 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Pa
                     f"{phase}: mean over tasks of the latest episode score",
                     "instantaneous score",
                     unit,
-                    out_dir / f"mean_score_{phase}.png",
+                    rundir.output_file(out_dir, f"mean_score_{phase}.png"),
                 )
             )
     return paths

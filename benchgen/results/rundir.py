@@ -14,7 +14,9 @@ locations) are relative to the run directory, so a run that was moved or copied 
 
 Nothing under a run is followed out of it: every path a :class:`RunDir` hands out for writing is
 checked to stay inside the run directory once symbolic links are resolved (:meth:`RunDir.inside`),
-unit ids read from the store are plain names (:func:`~benchgen.results.store.check_unit_id`), and
+unit ids read from the store are plain names (:func:`~benchgen.results.store.check_unit_id`), the
+files named after stored data (the report's plots per phase, the videos per task) are named through
+:func:`safe_file_name` and :meth:`RunDir.output_file`, and
 the small files benchgen writes in place (``run.lock``, ``worker.pid``) are opened without
 following a link (``O_NOFOLLOW``); the others are written beside and renamed into place
 (:func:`write_atomically`), which replaces a link rather than what it points to.
@@ -25,7 +27,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import os
+import re
 import shutil
 import stat
 import time
@@ -106,6 +110,36 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     return target
 
 
+#: what a file name made from stored data keeps; every other character becomes ``_``
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+=-]")
+#: the longest such name, in bytes: file systems allow 255, and :func:`write_atomically` and the
+#: video writer add a temporary prefix and suffix beside it
+MAX_NAME_BYTES = 200
+
+
+def safe_file_name(name: str) -> str:
+    """``name``, made from stored data (a phase, a task id), as one plain file name: no folder
+    separator, no leading dot (so never ``.`` or ``..``), nothing but letters, digits and ``._+=-``,
+    at most :data:`MAX_NAME_BYTES` long (a long one keeps its start and extension, with a hash of
+    the whole between, so two long names stay apart). Every file named after stored data is named
+    through here, then checked by :meth:`RunDir.output_file`.
+
+    >>> safe_file_name("mean_score_train_eval.png"), safe_file_name("x/../../escape.png")
+    ('mean_score_train_eval.png', 'x_.._.._escape.png')
+    >>> safe_file_name("Sonic:Zone.Act1-s0.mp4"), safe_file_name("../x")
+    ('Sonic_Zone.Act1-s0.mp4', '_.._x')
+    """
+    cleaned = _UNSAFE.sub("_", name)
+    if cleaned.startswith("."):
+        cleaned = "_" + cleaned
+    if len(cleaned) > MAX_NAME_BYTES:
+        stem, dot, extension = cleaned.rpartition(".")
+        extension = dot + extension if dot and len(extension) <= 8 else ""
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        cleaned = cleaned[: MAX_NAME_BYTES - len(extension) - len(digest) - 1] + "-" + digest + extension
+    return cleaned or "_"
+
+
 def _entries(folder: Path) -> list[Path]:
     """What a folder of the run holds (nothing if it is missing or not a folder)."""
     try:
@@ -167,7 +201,15 @@ class RunDir:
         """The run's results store (open it, use it, close it)."""
         for name in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
             self.inside(self.path / name)
-        return ResultsStore(self.db_file, readonly=readonly)
+        store = ResultsStore(self.db_file, readonly=readonly)
+        try:
+            # phases name files (the report's plots): a store holding one benchgen never writes is
+            # refused when it is opened, before any command acts on it
+            store.phases()
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     def check_confined(self) -> None:
         """One line if any part of the run's layout (its files, ``units/*/checkpoints/*``, ``tb/*``,
@@ -313,6 +355,11 @@ class RunDir:
 
     def videos_dir(self) -> Path:
         return self.inside(self.path / "videos")
+
+    def output_file(self, folder: Path, name: str) -> Path:
+        """The file ``name`` (made from stored data: see :func:`safe_file_name`) in one of the run's
+        output folders (:meth:`report_dir`, :meth:`videos_dir`), checked to stay in the run."""
+        return self.inside(self.inside(folder) / safe_file_name(name))
 
     def owns(self, path: str | Path) -> bool:
         """Whether ``path`` is one of the files that make up the run (which no writer may replace):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from benchgen.errors import UsageError
+from benchgen.phases import is_episode_phase, is_unit_phase
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS units (
@@ -158,6 +159,8 @@ def _check_unit_row(r: sqlite3.Row) -> None:
     for column in ("phase", "status", "last_checkpoint", "init_checkpoint"):
         if not isinstance(r[column], str) and not (r[column] is None and column.endswith("checkpoint")):
             raise damaged(column)
+    if not is_unit_phase(r["phase"]):  # (phases name the report's files: only benchgen's own)
+        raise damaged("phase")
 
 
 def _episode(row: sqlite3.Row) -> dict[str, Any]:
@@ -175,6 +178,8 @@ def _episode(row: sqlite3.Row) -> dict[str, Any]:
     for column in ("unit_id", "phase", "task", "end_reason"):
         if not isinstance(d[column], str):
             raise damaged(column)
+    if not is_episode_phase(d["phase"]):  # (phases name the report's files: only benchgen's own)
+        raise damaged("phase")
     for column in ("episode", "env_index", "frames_total", "length_frames"):
         if not isinstance(d[column], int) or d[column] < 0:
             raise damaged(column)
@@ -459,5 +464,17 @@ class ResultsStore:
         return float("nan") if row[0] is None else float(row[0])
 
     def phases(self) -> set[str]:
-        """The phases that recorded at least one episode."""
-        return {r[0] for r in self.conn.execute("SELECT DISTINCT phase FROM episodes")}
+        """The phases that recorded at least one episode (each one benchgen writes: one line if not)."""
+        try:
+            found = {r[0] for r in self.conn.execute("SELECT DISTINCT phase FROM episodes")}
+        except sqlite3.OperationalError:
+            raise  # (held by another program: the CLI says so in one line)
+        except sqlite3.DatabaseError as exc:
+            raise UsageError(f"{self.path} is damaged ({exc}); restore it from a copy of the run") from None
+        for phase in found:
+            if not is_episode_phase(phase):
+                raise UsageError(
+                    f"the run's {DB_NAME} holds episodes of phase {phase!r}, which benchgen never writes; the store "
+                    "is damaged: restore it from a copy of the run"
+                )
+        return found

@@ -122,8 +122,11 @@ def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int
             out = run_dir.videos_dir()
             out.mkdir(exist_ok=True)
             for k in range(episodes):
-                name = f"{task.replace(':', '_')}-s{unit.seed}-{frames_at}-{recorder.episodes_of(task) + k}.mp4"
-                target, tmp = out / name, out / f".{name}.part.mp4"
+                # (named after the stored task id: through the run's sanitizer and containment check)
+                target = run_dir.output_file(
+                    out, f"{task}-s{unit.seed}-{frames_at}-{recorder.episodes_of(task) + k}.mp4"
+                )
+                tmp = run_dir.inside(out / f".{target.name}.part.mp4")
                 tmp.unlink(missing_ok=True)  # (a link there is not written through; the rename replaces one)
                 tracker.score, tracker.ended, start = 0.0, [], tracker.frames_done
                 writer = imageio.get_writer(
