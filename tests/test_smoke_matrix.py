@@ -1,7 +1,9 @@
 """Every registered agent on every first-party suite, through ``benchgen run``, at a tiny budget.
 
 No pairing is left untested: each agent runs a unit to its budget (joint agents run their whole
-chain: joint, zero-shot and fine-tuning units) and the run writes its report. Sonic runs as its code does on the bundled Airstriker ROM (``sonic_airstriker``).
+chain: joint, zero-shot and fine-tuning units), the run writes its report, and ``benchgen
+evaluate`` re-evaluates what it trained (one episode per task), building the agent's envs as
+training did (issue 47: it once left out the emulator capabilities an agent declares). Sonic runs as its code does on the bundled Airstriker ROM (``sonic_airstriker``).
 """
 
 from __future__ import annotations
@@ -124,3 +126,12 @@ def test_agent_on_suite(tmp_path, agent, suite):
     assert units and all(status == "done" for _, status, *_ in units), units
     assert all(done >= planned for _, _, done, planned, learn in units if learn), units
     assert (out / "report" / "report.md").is_file()
+    proc = run_cli("evaluate", out, "--episodes", "1", "--no-progress", plugins=plugins, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    conn = sqlite3.connect(tmp_path / "run-eval" / "results.sqlite")
+    try:
+        statuses = conn.execute("SELECT status FROM units").fetchall()
+        episodes = conn.execute("SELECT COUNT(*) FROM episodes WHERE phase = 'reeval'").fetchone()[0]
+    finally:
+        conn.close()
+    assert statuses and all(status == "done" for (status,) in statuses) and episodes >= len(statuses), statuses

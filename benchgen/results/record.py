@@ -169,6 +169,19 @@ class RunRecord:
         Path(path).write_text(json.dumps(self.to_json(), indent=2, default=str))
 
 
+def part_trained(reevaluation: Any) -> str:
+    """The agents a re-evaluation run (``RunRecord.reevaluation``) evaluated before the end of
+    their training budget, as a line ("train-pong-s0 at 3,815 of 8,000 timesteps"); empty
+    when none was (or the run was made before this was recorded)."""
+    trained = reevaluation.get("trained") if isinstance(reevaluation, dict) else None
+    unit = reevaluation.get("budget_unit", "") if isinstance(trained, dict) else ""
+    short = []
+    for name, pair in trained.items() if isinstance(trained, dict) else ():
+        if isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair) and pair[0] < pair[1]:
+            short.append(f"{name} at {pair[0]:,} of {pair[1]:,} {unit}")
+    return ", ".join(short)
+
+
 def _migrate(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` brought from its format up to :data:`RUN_FORMAT`."""
     version = data.get("format", 1)

@@ -33,6 +33,7 @@ from benchgen.protocols import protocol_budget, protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures, summaries
 from benchgen.results.compare.gather import Run, load_phases, views_of
+from benchgen.results.record import part_trained
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES
@@ -108,7 +109,9 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         "protocol": protocol_label(record.protocol or {}),
         # a re-evaluation run (``benchgen evaluate``): the protocol its agents were trained under
         "reevaluation": {
-            k: v for k, v in (record.reevaluation or {}).items() if k in ("source_run", "source_protocol_label")
+            **{k: v for k, v in (record.reevaluation or {}).items() if k in ("source_run", "source_protocol_label")},
+            # the agents evaluated before the end of their training budget (none: "")
+            **({"part_trained": part_trained(record.reevaluation)} if record.reevaluation else {}),
         },
         # the file's changes, when they changed anything (a value equal to the preset's does not)
         "protocol_changes": (record.protocol_choice or {}).get("changes") or {}
@@ -214,6 +217,8 @@ def to_markdown(report: dict) -> str:
             f"Re-evaluation: the agents were trained under the protocol {source['source_protocol_label']} "
             f"(run {source['source_run']}) and are evaluated here under {report['protocol']}, from their last checkpoints."
         )
+        if source.get("part_trained"):
+            out.append(f"\n**Not fully trained**: evaluated from {source['part_trained']}.")
     if not report["protocol_length"]:
         out.append(
             f"\n**Not protocol-length**: the protocol's budget is {report['protocol_budget']:,} {unit}; "

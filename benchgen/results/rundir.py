@@ -78,8 +78,7 @@ def _held(path: Path, busy: str):
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            raise UsageError(busy.format(holder=handle.read().strip() or "another process"))
+            raise UsageError(busy.format(holder=_holder(path, handle))) from None
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
@@ -87,6 +86,44 @@ def _held(path: Path, busy: str):
         yield
     finally:
         handle.close()
+
+
+def _holder(path: Path, handle) -> str:
+    """Who holds the lock file ``path`` (open as ``handle``): the process whose pid a writer wrote
+    in it, or, when only readers hold it (a shared lock can still be taken: :meth:`RunDir.reading`, which
+    writes nothing), that."""
+    with open(path) as probe:
+        try:
+            fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return "a `benchgen evaluate` reading it"
+        except BlockingIOError:
+            pass
+    handle.seek(0)
+    pid = handle.read().strip()
+    return f"process {pid}" if pid else "another process"
+
+
+@contextlib.contextmanager
+def _shared(path: Path, busy: str):
+    """A shared ``flock`` on ``path`` for the ``with`` block, taken without writing: readers share
+    it, a writer's exclusive :func:`_held` excludes them (``busy``, with ``{holder}``, if one holds
+    it). No lock file and none can be made (a read-only run): nothing can be writing there."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+    except OSError:
+        if Path(path).is_symlink():
+            raise UsageError(
+                f"{path} is a symbolic link; benchgen does not follow links in a run directory: remove the link "
+                "and try again"
+            ) from None
+        yield  # (a read-only run: no writer can hold it)
+        return
+    with os.fdopen(fd) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(busy.format(holder=_holder(path, handle))) from None
+        yield
 
 
 def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
@@ -255,13 +292,34 @@ class RunDir:
         self.check_confined()
         with _held(
             self.inside(self.path / LOCK_FILE),
-            f"run {self.path} is in use by process {{holder}}; wait for it to end or stop it, then {then}",
+            f"run {self.path} is in use by {{holder}}; wait for it to end or stop it, then {then}",
         ):
             for pid_file in sorted(self.path.glob(f"units/*/{PID_FILE}")):
                 with _held(
                     self.inside(pid_file),
-                    f"unit {pid_file.parent.name} of run {self.path} is still running in process "
+                    f"unit {pid_file.parent.name} of run {self.path} is still running in "
                     "{holder}; wait for it to end, then resume",
+                ):
+                    pass
+            yield self
+
+    @contextlib.contextmanager
+    def reading(self, then: str):
+        """Hold the run against writers while this process reads its checkpoints (``benchgen
+        evaluate``): no ``run``/``resume`` can train it meanwhile (and its checkpoint retention
+        delete the one being read), and a run being trained is refused in one line naming the
+        holder (``then``: what the user does once it is gone). Readers share the lock, and write
+        nothing into the run."""
+        self.check_confined()
+        with _shared(
+            self.inside(self.path / LOCK_FILE),
+            f"run {self.path} is in use by {{holder}}; wait for it to end or stop it, then {then}",
+        ):
+            for pid_file in sorted(self.path.glob(f"units/*/{PID_FILE}")):
+                with _shared(
+                    self.inside(pid_file),
+                    f"unit {pid_file.parent.name} of run {self.path} is still running in {{holder}}; "
+                    f"wait for it to end, then {then}",
                 ):
                     pass
             yield self
@@ -270,9 +328,7 @@ class RunDir:
         """Held by the process executing a unit for another process (``--jobs N``, Ray); see
         :meth:`lock`."""
         self.unit_dir(unit_id).mkdir(parents=True, exist_ok=True)
-        return _held(
-            self.pid_file(unit_id), f"unit {unit_id} of run {self.path} is already running in process {{holder}}"
-        )
+        return _held(self.pid_file(unit_id), f"unit {unit_id} of run {self.path} is already running in {{holder}}")
 
     @classmethod
     def create(cls, path: str | Path, record: RunRecord, units: Iterable[Unit]) -> RunDir:

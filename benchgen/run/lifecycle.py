@@ -35,6 +35,7 @@ from typing import Any
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import Registry
+from benchgen.results.record import part_trained
 from benchgen.results.rundir import RunDir
 from benchgen.run.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
 from benchgen.suite import Suite
@@ -149,7 +150,16 @@ def evaluate(
 ) -> int:
     """Re-evaluate the trained agents of the run ``source`` (their last checkpoints) under
     ``protocol`` (default: the run's own) in a new run directory ``out`` (default
-    ``SOURCE-eval[-PROTOCOL]``); execute it."""
+    ``SOURCE-eval[-PROTOCOL]``); execute it. ``source`` is held against ``run``/``resume`` while
+    its checkpoints are read (a run in training is refused: its retention deletes checkpoints)."""
+    src = RunDir(source)
+    if not src.is_run():
+        raise UsageError(f"{source} is not a benchgen run directory (it needs run.json and results.sqlite)")
+    with src.reading(then="evaluate it"):
+        return _evaluate(registry, source, protocol, episodes, num_envs, out, progress, progress_every)
+
+
+def _evaluate(registry, source, protocol, episodes, num_envs, out, progress, progress_every) -> int:
     from benchgen.run import studies
     from benchgen.run.execute import preflight
     from benchgen.run.plan import run_metadata
@@ -178,6 +188,9 @@ def evaluate(
         f"epsilon {schedule['epsilon']}\nrun directory: {run_dir}",
         file=sys.stderr,
     )
+    part_way = part_trained(extra["reevaluation"])
+    if part_way:  # a partly trained agent is scored, and said so (its report says it too)
+        print(f"not fully trained: {part_way}", file=sys.stderr)
     try:
         return execute(run_dir, resolved)
     except Exception:  # (a stopped evaluation returns 130 and resumes)

@@ -86,6 +86,15 @@ def validate_run_config(run: RunConfig, suite: Suite) -> None:
         raise UsageError("cpus_per_unit must be positive and gpus_per_unit 0 or more")
 
 
+def agent_suite(registry: Registry, spec: AgentSpec, suite_name: str, choice: dict[str, Any] | None) -> Suite:
+    """The suite whose envs an agent plays, for training and for every evaluation alike: suite
+    ``suite_name`` under the protocol ``choice`` (``protocols.parse_choice``; None: its default),
+    checked for the agent (``AgentSpec.check``: one line if the agent cannot run on it) and
+    offering the emulator capabilities the agent declares (``AgentSpec.suite_for``). Every
+    resolved run gets its suite here, so no path builds an agent's envs without them."""
+    return spec.suite_for(protocols.apply_choice(registry.suite(suite_name), choice))
+
+
 def resolve(
     registry: Registry,
     run: RunConfig,
@@ -103,9 +112,8 @@ def resolve(
             raise UsageError(f"suite '{default.name}' has a single protocol; it has no protocol parameter to vary")
         choice = choice or {"preset": default.default_protocol, "changes": {}}
         choice = {"preset": choice["preset"], "changes": {**choice["changes"], **protocol_changes}}
-    suite = protocols.apply_choice(registry.suite(run.suite), choice)
     spec = registry.agent(run.agent)
-    suite = spec.suite_for(suite)  # checked; with the emulator capabilities the agent needs
+    suite = agent_suite(registry, spec, run.suite, choice)
     validate_run_config(run, suite)
     split = None
     if run.tasks:
@@ -431,7 +439,7 @@ def resolve_from_meta(registry: Registry, record: RunRecord) -> ResolvedRun:
     agent_config = config(record.agent_config)
     task_configs = {task: config(values) for task, values in record.task_agent_configs.items()}
     choice = record.protocol_choice
-    suite = spec.suite_for(protocols.apply_choice(registry.suite(record.suite), choice))
+    suite = agent_suite(registry, spec, record.suite, choice)
     split = None
     if record.split:
         s = record.split

@@ -255,7 +255,7 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
     from benchgen import protocols
     from benchgen.results.rundir import RunDir
     from benchgen.results.store import Unit
-    from benchgen.run.plan import ResolvedRun, resolve_from_meta
+    from benchgen.run.plan import ResolvedRun, agent_suite, resolve_from_meta
     from benchgen.suite import EvaluationSchedule
 
     src = RunDir(source)
@@ -270,7 +270,8 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
         store.close()
     # no --protocol: the run's own protocol (as it recorded its choice), or the suite's only one
     choice = protocols.parse_choice(protocol_text) if protocol_text is not None else record.protocol_choice
-    suite = protocols.apply_choice(registry.suite(record.suite), choice)
+    # the same suite as training builds (the agent's emulator capabilities included)
+    suite = agent_suite(registry, trained.spec, record.suite, choice)
     if episodes is not None and episodes <= 0:
         raise UsageError("--episodes must be positive")
     schedule = suite.evaluation_schedule()
@@ -325,6 +326,16 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
             "source_protocol": record.protocol,
             "source_protocol_label": source_label(record),
             "source_units": {f"{REEVAL}-{u.unit_id}": u.last_checkpoint for u in sources},
+            # what each agent evaluated had trained: its checkpoint of its budget, in the run's
+            # budget unit (a run stopped part-way is evaluated as it is, and says so)
+            "trained": {
+                u.unit_id: [
+                    record.from_frames(u.last_checkpoint_frames or 0),
+                    record.from_frames(u.budget_frames),
+                ]
+                for u in sources
+            },
+            "budget_unit": record.budget_unit,
         }
     }
     return resolved, units, extra
