@@ -36,7 +36,7 @@ from benchgen.results.compare.gather import Run, load_phases, views_of
 from benchgen.results.record import part_trained
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
-from benchgen.scoring import CLASSES
+from benchgen.scoring import CLASSES, raw_summary, resolve_baseline
 
 #: the order phases are reported in
 PHASE_ORDER = list(REPORT_ORDER)
@@ -64,16 +64,48 @@ def task_scores(run: Run, scorer, upto_frames: int | None = None) -> dict[str, d
     return {view: run.task_scores(scorer, view, upto_frames) for view in run.views}
 
 
+class _Normalization:
+    """How a report normalizes: the suite's scorer and the baseline. A ``--baseline`` the user
+    gave is resolved once, as ``benchgen score`` resolves it (``scoring.resolve_baseline``): an
+    unknown name or a file that is not a task,score CSV is one line, ``raw`` reports raw scores,
+    and a CSV's table stays known to the scorer by its name (the figures look it up again).
+    Without one, the suite's default (or the run's protocol's own, e.g. Atari 100K's
+    human_atari100k), and a suite that cannot normalize is reported raw."""
+
+    def __init__(self, record, baseline: str | None):
+        registry = get_registry()
+        suite = registry.suite(record.suite)
+        self.scorer = registry.scorer(suite)
+        self.given = baseline is not None
+        self.raw = False
+        if self.given:
+            self.scorer, baseline, _ = resolve_baseline(self.scorer, registry.reference_scores(suite), baseline)
+            self.raw = baseline is None
+        else:  # the run's protocol may have a yardstick of its own (Atari 100K: human_atari100k)
+            preferred = self.scorer.default_baseline_for(record.protocol or {})
+            baseline = preferred if preferred != self.scorer.default_baseline else None
+        self.baseline = baseline
+
+    def score(self, raw: dict[str, float]) -> dict[str, Any]:
+        """``Scorer.score`` of ``raw``; ``{"error": ...}`` where the suite's default cannot normalize."""
+        if self.raw:
+            return raw_summary(raw)
+        try:
+            return self.scorer.score(raw, self.baseline)
+        except Exception as exc:  # noqa: BLE001 - a suite without references is reported raw
+            if self.given:
+                raise
+            return {"error": str(exc)}
+
+
 def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
     """One run's report: the same reading and per-task scoring as ``benchgen compare``, per phase."""
     run_dir = Path(run_dir)
     record = RunDir(run_dir).record()
     registry = get_registry()
     suite = registry.suite(record.suite)
-    scorer = registry.scorer(suite)
-    if baseline is None:  # the run's protocol may have a yardstick of its own (Atari 100K: human_atari100k)
-        preferred = scorer.default_baseline_for(record.protocol or {})
-        baseline = preferred if preferred != scorer.default_baseline else None
+    normalization = _Normalization(record, baseline)
+    scorer = normalization.scorer
     runs = load_phases(run_dir, run_dir.name)
     store = RunDir(run_dir).store(readonly=True)
     try:
@@ -138,16 +170,13 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
             section["not_reached"] = [c for c in record.checkpoints if c not in reached]
         final = task_scores(run, scorer) if run else {view: {} for view in views_of(record)}
         section["final"] = final
-        try:
-            section["normalized"] = scorer.score(final["score"], baseline)
-        except Exception as exc:  # noqa: BLE001 - a suite without references is reported raw
-            section["normalized"] = {"error": str(exc)}
+        section["normalized"] = normalization.score(final["score"])
         section["raw_mean"] = float(np.mean([v for v in final["score"].values() if not math.isinf(v)] or [math.nan]))
         # SABER Table 3: every time view normalized, not only the final score
         section["normalized_views"] = {}
         for view in final:
             if view != "score" and final[view] and "error" not in section["normalized"]:
-                normed = scorer.score(final[view], baseline)
+                normed = normalization.score(final[view])
                 if normed.get("classes"):
                     section["normalized_views"][view] = {k: normed[k] for k in ("median", "mean", "n_tasks")}
         finals = _final_scores(run, scorer) if run else {}
@@ -314,7 +343,7 @@ def to_markdown(report: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def plot(run_dir: Path, report: dict) -> list[Path]:
+def plot(run_dir: Path, report: dict, scorer=None) -> list[Path]:
     """Learning curves (raw score vs frames, per task) and the class histogram, as PNG."""
     import matplotlib
 
@@ -349,7 +378,7 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     paths.append(path)
-    paths += _paper_figures(run_dir, report, runs)
+    paths += _paper_figures(run_dir, report, runs, scorer)
     for phase, sec in report["phases"].items():
         norm = sec["normalized"]
         if not norm.get("classes") or not norm["n_tasks"]:
@@ -367,11 +396,13 @@ def plot(run_dir: Path, report: dict) -> list[Path]:
     return paths
 
 
-def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run]) -> list[Path]:
+def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run], scorer=None) -> list[Path]:
     """SABER's median-normalized curves and classes per reporting point, or Nichol et al.'s
-    instantaneous mean score curve, per learning phase (``benchgen.results.figures``)."""
-    registry = get_registry()
-    scorer = registry.scorer(registry.suite(report["suite"]))
+    instantaneous mean score curve, per learning phase (``benchgen.results.figures``); ``scorer``:
+    the report's (:class:`_Normalization`), else the suite's."""
+    if scorer is None:
+        registry = get_registry()
+        scorer = registry.scorer(registry.suite(report["suite"]))
     rundir = RunDir(run_dir)
     out_dir = rundir.report_dir()
     unit = report["budget_unit"]
@@ -425,6 +456,7 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
     """Write report/report.md, report.json and PNG plots; return a short text summary."""
     run_dir = Path(run_dir)
     report = build_report(run_dir, baseline)
+    scorer = _Normalization(RunDir(run_dir).record(), baseline).scorer  # (a --baseline CSV's table included)
     out = RunDir(run_dir).report_dir()
     try:
         out.mkdir(exist_ok=True)
@@ -434,7 +466,7 @@ def write_report(run_dir: Path, baseline: str | None = None) -> str:
         link.unlink()
     write_atomically(out / "report.json", lambda tmp: tmp.write_text(json.dumps(report, indent=2, default=str)))
     write_atomically(out / "report.md", lambda tmp: tmp.write_text(to_markdown(report)))
-    plot(run_dir, report)
+    plot(run_dir, report, scorer)
     if report["transfer"]:
         rows = [dict(row, x=row["joint_budget_units"]) for row in report["transfer"]]
         figures.plot_transfer(rows, report["budget_unit"], out / "transfer.png")
