@@ -15,8 +15,10 @@ Every failure is a one-line :class:`~benchgen.errors.UsageError` naming the file
 
 from __future__ import annotations
 
+import csv
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -80,16 +82,33 @@ def read_input_bytes(path: str | Path, what: str, missing_hint: str = "", limit:
 
 def read_input_text(path: str | Path, what: str, missing_hint: str = "", expect: str = "a text file") -> str:
     """:func:`read_input_bytes` decoded as UTF-8 (``expect`` says what to give instead of a
-    binary file: "a YAML file", "a CSV with columns task,score")."""
+    binary file: "a YAML file", "a CSV with columns task,score"). A leading byte order mark is
+    dropped: Excel's "CSV UTF-8" and some Windows editors write one, and it is no part of the
+    first column's name."""
     data = read_input_bytes(path, what, missing_hint)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UsageError(f"{what} {path} is not a text file (not UTF-8); give {expect}") from None
 
 
+def csv_reader(lines: Iterable[str], where: str) -> csv.DictReader:
+    """A ``csv.DictReader`` of a user's CSV ``lines``, its header checked: a column named twice
+    (``task,score,score``) is one line, where the reader would silently keep the last column's
+    values."""
+    reader = csv.DictReader(lines)
+    names = [name.strip() for name in reader.fieldnames or []]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise UsageError(
+            f"{where}: the header names the column {', '.join(repr(n) for n in twice)} twice; give each column once"
+        )
+    return reader
+
+
 class YAMLLimitError(yaml.YAMLError):
-    """YAML that parses but exceeds the bounds of :func:`load_yaml` (its message says which)."""
+    """YAML that parses but exceeds the bounds of :func:`load_yaml` or breaks its rules (its
+    message says which)."""
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -105,6 +124,20 @@ class _BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        # a key written twice in one mapping: PyYAML keeps the last value silently, so a setting
+        # given twice in a config or protocol file would be half ignored (merged keys, `<<`, may
+        # still be overridden: they are not written in this mapping)
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[tuple[str, str], int] = {}
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                    key, line = (key_node.tag, key_node.value), key_node.start_mark.line + 1
+                    if key in seen:
+                        raise YAMLLimitError(f"gives the key {key_node.value!r} twice (lines {seen[key]} and {line})")
+                    seen[key] = line
+        return super().construct_mapping(node, deep)
 
 
 def _children(node) -> list:

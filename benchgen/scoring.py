@@ -19,7 +19,6 @@ one of its checkpoints included), :class:`Normalizer` over a scorer, and
 from __future__ import annotations
 
 import copy
-import csv
 import dataclasses
 import math
 import re
@@ -318,9 +317,11 @@ def _score_csv_lines(path: Path) -> tuple[list[str], list[str]]:
 def read_score_csv(path: str | Path) -> dict[str, float]:
     """Read ``task,score`` (or ``level,score`` / ``game,score``) rows; one-line errors on bad rows.
     Lines starting with ``#`` above the header are comments (where the scores come from)."""
+    from benchgen.inputs import csv_reader
+
     path = Path(path)
     comments, lines = _score_csv_lines(path)
-    reader = csv.DictReader(lines)
+    reader = csv_reader(lines, str(path))
     cols = reader.fieldnames or []
     key = next((c for c in ("task", "level", "game") if c in cols), None)
     if key is None or "score" not in cols:

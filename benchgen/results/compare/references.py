@@ -9,13 +9,12 @@ infinite gameplay.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from pathlib import Path
 
 from benchgen.errors import UsageError
-from benchgen.inputs import read_input_text
+from benchgen.inputs import csv_reader, read_input_text
 from benchgen.scoring import ReferenceScores, _parse_score, parse_checkpoint_label, read_score_csv
 
 
@@ -37,7 +36,7 @@ def read_reference_csv(path: str | Path, name: str | None = None) -> ReferenceSc
     path = Path(path)
     name = name or path.stem
     text = read_input_text(path, "reference file", expect="a CSV with columns task,score")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv_reader(io.StringIO(text, newline=""), str(path))
     cols = list(reader.fieldnames or [])
     rows = list(reader)
     if "score" in cols:
