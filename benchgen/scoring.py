@@ -121,6 +121,10 @@ class ReferenceScores:
     ``(a - r) / |w - r|``), for a baseline published with random scores of its own (Atari 100K's
     human scores come with other random scores than SABER's). Empty: the scorer's random scores.
     Only the normalization changes: the table's raw scores are the same either way."""
+    interpolate: bool = False
+    """Whether ``by_checkpoint`` is a dense learning curve (a score logged at every few thousand
+    steps): a run whose budget falls between two checkpoints is then compared with the linear
+    interpolation of the two at its own budget. False: only an exact checkpoint is used."""
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.ppo.config import PPOConfig
+from benchgen_agents.ppo.impala_cnn import ImpalaCNN
 from benchgen_agents.ppo.normalization import RunningStats
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 from benchgen_agents.torch_device import cpu_threads
@@ -87,9 +88,9 @@ def choose_policy(requested: str, observation_space: gym.Space) -> str:
     big = image and min(sorted(observation_space.shape)[1:]) >= MIN_CNN_SIZE
     if requested == "auto":
         return "CnnPolicy" if big else "MlpPolicy"
-    if requested == "CnnPolicy" and not big:
+    if requested in ("CnnPolicy", "ImpalaCnnPolicy") and not big:
         raise UsageError(
-            f"policy=CnnPolicy needs uint8 image observations of at least {MIN_CNN_SIZE}x{MIN_CNN_SIZE}, "
+            f"policy={requested} needs uint8 image observations of at least {MIN_CNN_SIZE}x{MIN_CNN_SIZE}, "
             f"got {observation_space}; use policy=MlpPolicy or policy=auto"
         )
     return requested
@@ -158,13 +159,15 @@ class PPOAgent(Agent):
         if not isinstance(self.action_space, gym.spaces.Discrete):
             raise UsageError(f"the ppo agent needs a discrete action space, got {self.action_space}")
         self.policy = choose_policy(config.policy, self.observation_space)
-        if config.normalize and self.policy == "CnnPolicy":
+        if config.normalize and self.policy != "MlpPolicy":
             raise UsageError(
                 "normalize scales vector observations (the RL Zoo uses it with MlpPolicy), not the CNN's "
                 "frames; set normalize=false, or policy=MlpPolicy"
             )
         #: running statistics of observations and returns (``config.normalize``), else None
-        self.normalization = RunningStats(self.observation_space) if config.normalize else None
+        self.normalization = (
+            RunningStats(self.observation_space) if config.normalize or config.normalize_reward else None
+        )
         #: the model bound to an env (built by ``learn``)
         self.model: PPO | None = None
         #: a policy (with its optimizer) loaded from a checkpoint, not yet bound to an env: ``act`` uses it
@@ -188,22 +191,35 @@ class PPOAgent(Agent):
         return {
             "learning_rate": _schedule(c.learning_rate, c.lr_schedule),
             "clip_range": _schedule(c.clip_range, c.clip_schedule),
+            "clip_range_vf": c.clip_range_vf,
             **{name: getattr(c, name) for name in SB3_SETTINGS},
         }
 
     def _features_dim(self) -> int | None:
-        return self.config.features_dim if self.policy == "CnnPolicy" else None
+        return self.config.features_dim if self.policy != "MlpPolicy" else None
+
+    @property
+    def _sb3_policy(self) -> str:
+        """SB3's policy class alias: the IMPALA CNN is SB3's CNN policy with another extractor."""
+        return "CnnPolicy" if self.policy == "ImpalaCnnPolicy" else self.policy
 
     def _policy_kwargs(self) -> dict[str, Any]:
         if self.policy == "CnnPolicy":
             # SB3's NatureCNN: conv 32x8x8/4, 64x4x4/2, 64x3x3/1, linear 512; frames / 255.
             return {"features_extractor_kwargs": {"features_dim": self.config.features_dim}}
+        if self.policy == "ImpalaCnnPolicy":
+            # no hidden layers between the extractor's 256 units and the heads, as baselines' PPO2 on it
+            return {
+                "features_extractor_class": ImpalaCNN,
+                "features_extractor_kwargs": {"features_dim": self.config.features_dim, "precision": self.config.precision},
+                "net_arch": [],
+            }
         return {}
 
     def _new_policy(self) -> ActorCriticPolicy:
         """The policy ``PPO(...)`` would build for this agent, without an env (to load and act)."""
         # The schedule only sets the optimizer's initial lr; a bound model's SB3 updates it every rollout.
-        policy = PPO.policy_aliases[self.policy](
+        policy = PPO.policy_aliases[self._sb3_policy](
             _sb3_observation_space(self.observation_space),
             self.action_space,
             ConstantSchedule(self.config.learning_rate),
@@ -234,7 +250,7 @@ class PPOAgent(Agent):
         # Its settings are *this* unit's config (a fine-tuning config); the weights and Adam
         # state come from the loaded (or previous) policy.
         model = PPO(
-            self.policy,
+            self._sb3_policy,
             vec,
             policy_kwargs=self._policy_kwargs(),
             device=self.config.device,
@@ -258,7 +274,9 @@ class PPOAgent(Agent):
             return
         vec: VecEnv = BenchgenVecEnv(env, clip_reward=self.config.clip_reward, reward_scale=self.config.reward_scale)
         if self.normalization is not None:
-            vec = self.normalization.wrap(vec, self.config.gamma)
+            vec = self.normalization.wrap(
+                vec, self.config.normalize_gamma or self.config.gamma, observations=self.config.normalize
+            )
         foreign = self._loaded is not None and self._checkpoint_unit not in (None, Path(ctx.unit_dir).name)
         model = self._bind(vec, ctx.seed)
         if foreign:
@@ -319,7 +337,7 @@ class PPOAgent(Agent):
             raise RuntimeError("the ppo agent has no policy yet: learn or load a checkpoint first")
         # PPO's policy is stochastic: "greedy" is the argmax only if the config says so.
         # (PPO.predict is this call: SB3's policy does the observation preprocessing.)
-        if self.normalization is not None:
+        if self.config.normalize:
             observations = self.normalization.observations(observations)
         actions, _state = policy.predict(observations, deterministic=greedy and self.config.deterministic_eval)
         return np.asarray(actions)
@@ -346,6 +364,7 @@ class PPOAgent(Agent):
             "policy": self.policy,
             "features_dim": self._features_dim(),
             "normalize": self.config.normalize,
+            "normalize_reward": self.config.normalize_reward,
             "observation_space": _space_info(self.observation_space),
             "action_space": _space_info(self.action_space),
             "weights": policy is not None,
@@ -408,13 +427,14 @@ class PPOAgent(Agent):
                 f"checkpoint {directory} holds a policy with {_architecture(*saved)}, this unit's config "
                 f"builds one with {_architecture(*mine)}: set {_architecture(*saved)} to start from it"
             )
-        normalized = state.get("normalize", False)  # checkpoints from before the option: never
-        if normalized is not self.config.normalize:
-            raise UsageError(
-                f"checkpoint {directory} holds a policy trained with normalize={str(normalized).lower()}, "
-                f"this unit's config has normalize={str(self.config.normalize).lower()}: set "
-                f"normalize={str(normalized).lower()} to start from it"
-            )
+        for option in ("normalize", "normalize_reward"):
+            normalized = state.get(option, False)  # checkpoints from before the option: never
+            if normalized is not getattr(self.config, option):
+                raise UsageError(
+                    f"checkpoint {directory} holds a policy trained with {option}={str(normalized).lower()}, "
+                    f"this unit's config has {option}={str(getattr(self.config, option)).lower()}: set "
+                    f"{option}={str(normalized).lower()} to start from it"
+                )
         spaces = (_space_info(self.observation_space), _space_info(self.action_space))
         if (state.get("observation_space"), state.get("action_space")) != spaces:
             raise UsageError(

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from benchgen_agents.torch_device import check_device
 
-POLICIES = ("auto", "CnnPolicy", "MlpPolicy")
+POLICIES = ("auto", "CnnPolicy", "ImpalaCnnPolicy", "MlpPolicy")
+PRECISIONS = ("float32", "bfloat16")
 SCHEDULES = ("linear", "constant")
 
 
@@ -29,7 +30,9 @@ class PPOConfig:
     policy: str = "auto"
     """'CnnPolicy' (Nature-DQN CNN torso, Mnih et al. 2015, on channel-first uint8 frames / 255),
     'MlpPolicy', or 'auto': the CNN for image observations at least 36x36 pixels (the smallest the
-    Nature CNN's 8x8/4, 4x4/2, 3x3/1 convolutions accept), the MLP otherwise."""
+    Nature CNN's 8x8/4, 4x4/2, 3x3/1 convolutions accept), the MLP otherwise. 'ImpalaCnnPolicy':
+    the IMPALA CNN (Espeholt et al. 2018; depths 16, 32, 32, the Procgen paper's network, Cobbe et
+    al. 2020) under SB3's actor-critic heads (``benchgen_agents.ppo.impala_cnn``)."""
     n_steps: int = 128
     """Horizon T: steps per sub-environment per rollout (RL Zoo Atari 128; Sonic paper 8192)."""
     batch_size: int = 256
@@ -75,6 +78,24 @@ class PPOConfig:
     clipped to [-10, 10]. The statistics are saved in the checkpoint; ``act`` normalises with them,
     frozen (the RL Zoo's evaluation). Learning only: the suite records raw scores below the agent.
     Needs ``workers=0`` and ``virtual_workers=0`` (one PPO in the unit's process)."""
+    normalize_reward: bool = False
+    """Normalise the learning rewards only, as ``normalize`` does (the running standard deviation of
+    the discounted return, clipped to [-10, 10]) but leaving observations as they are: openai
+    baselines' ``VecNormalize(ob=False)``, the Procgen paper's reward normalization. The statistics
+    are saved in the checkpoint. Learning only: the suite records raw scores below the agent."""
+    normalize_gamma: float | None = None
+    """The discount of the return whose standard deviation scales rewards under ``normalize`` or
+    ``normalize_reward`` (None: ``gamma``, as the RL Zoo; the Procgen paper's baselines code keeps
+    VecNormalize's own 0.99 beside PPO's 0.999)."""
+    clip_range_vf: float | None = None
+    """Clip the value function's change per update to this range around the rollout's values (SB3's
+    ``clip_range_vf``, constant; None: no clipping, SB3's default). openai baselines' PPO2, the
+    Procgen paper's, always clips it at the policy's clip range."""
+    precision: str = "float32"
+    """The CNN's matrix products in "float32" or "bfloat16" (torch autocast over the features
+    extractor only; the policy and value heads, losses and optimizer stay float32, so the PPO
+    ratio is computed from float32 logits). On CPUs with AVX512-BF16 the IMPALA CNN trains about
+    4x faster (README, Procgen). benchgen setting; float32 is what the papers ran."""
     deterministic_eval: bool = False
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
@@ -145,9 +166,17 @@ class PPOConfig:
                 f"workers={self.workers} processes cannot share virtual_workers={self.virtual_workers}: "
                 "set workers at most virtual_workers"
             )
-        if self.normalize and (self.workers or self.virtual_workers):
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be 'float32' or 'bfloat16', not '{self.precision}'")
+        if self.normalize and self.normalize_reward:
+            raise ValueError("normalize already scales rewards: set normalize_reward only without normalize")
+        if self.clip_range_vf is not None and not self.clip_range_vf > 0:
+            raise ValueError("clip_range_vf must be positive (or None: no value clipping)")
+        if self.normalize_gamma is not None and not 0 <= self.normalize_gamma <= 1:
+            raise ValueError("normalize_gamma must lie in [0, 1] (or None: gamma)")
+        if (self.normalize or self.normalize_reward) and (self.workers or self.virtual_workers):
             raise ValueError(
-                "normalize (VecNormalize) is not carried by data-parallel workers; set normalize=false, or "
+                "normalize and normalize_reward (VecNormalize) are not carried by data-parallel workers; set them false, or "
                 "workers=0 and virtual_workers=0"
             )
         if not self.rollout_memory_gib >= 0:

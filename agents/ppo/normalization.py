@@ -36,11 +36,17 @@ class RunningStats:
         self.obs = RunningMeanStd(shape=observation_space.shape)
         self.ret = RunningMeanStd(shape=())
 
-    def wrap(self, vec: VecEnv, gamma: float) -> VecNormalize:
+    def wrap(self, vec: VecEnv, gamma: float, observations: bool = True) -> VecNormalize:
         """``vec`` under a training ``VecNormalize`` that updates these statistics (the objects
-        themselves: what it learns is this agent's)."""
+        themselves: what it learns is this agent's); rewards only with ``observations`` False."""
         normalized = VecNormalize(
-            vec, gamma=gamma, clip_obs=CLIP_OBS, clip_reward=CLIP_REWARD, epsilon=EPSILON, training=True
+            vec,
+            norm_obs=observations,
+            gamma=gamma,
+            clip_obs=CLIP_OBS,
+            clip_reward=CLIP_REWARD,
+            epsilon=EPSILON,
+            training=True,
         )
         normalized.obs_rms, normalized.ret_rms = self.obs, self.ret
         return normalized

@@ -9,6 +9,8 @@ infinite gameplay.
 
 from __future__ import annotations
 
+import bisect
+
 import io
 import math
 from pathlib import Path
@@ -86,10 +88,33 @@ def scores_at(table: ReferenceScores, amount: int | None, budget_unit: str) -> t
             parsed = parse_checkpoint_label(str(label))
             if parsed and parsed[1] == amount and parsed[0] in (None, budget_unit):
                 return dict(scores), str(label)
+        if table.interpolate:
+            between = interpolated(table, amount, budget_unit)
+            if between is not None:
+                return between
     if table.scores:
         same = [str(k) for k, v in table.by_checkpoint.items() if v == table.scores]
         return dict(table.scores), (same[-1] if same else "final")
     return {}, "none"
+
+
+def interpolated(table: ReferenceScores, amount: int, budget_unit: str) -> tuple[dict[str, float], str] | None:
+    """A dense curve's scores at ``amount``, each task's linearly interpolated between the two
+    checkpoints around it (``ReferenceScores.interpolate``), with the label ``~AMOUNT``; None
+    outside the logged range."""
+    points = sorted(
+        (parsed[1], scores)
+        for label, scores in table.by_checkpoint.items()
+        if (parsed := parse_checkpoint_label(str(label))) and parsed[0] in (None, budget_unit)
+    )
+    steps = [step for step, _ in points]
+    after = bisect.bisect_left(steps, amount)
+    if not points or after == 0 or after == len(points):
+        return None
+    (x0, low), (x1, high) = points[after - 1], points[after]
+    share = (amount - x0) / (x1 - x0)
+    scores = {t: low[t] + share * (high[t] - low[t]) for t in low if t in high}
+    return scores, f"~{amount} (between {x0:,} and {x1:,})"
 
 
 def published_aggregate(table: ReferenceScores) -> float | None:
