@@ -211,7 +211,10 @@ class PPOAgent(Agent):
             # no hidden layers between the extractor's 256 units and the heads, as baselines' PPO2 on it
             return {
                 "features_extractor_class": ImpalaCNN,
-                "features_extractor_kwargs": {"features_dim": self.config.features_dim, "precision": self.config.precision},
+                "features_extractor_kwargs": {
+                    "features_dim": self.config.features_dim,
+                    "precision": self.config.precision,
+                },
                 "net_arch": [],
             }
         return {}

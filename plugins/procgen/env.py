@@ -64,7 +64,9 @@ def procgen_env_class():
         with contextlib.redirect_stderr(io.StringIO()):
             from procgen import ProcgenGym3Env
     except ImportError as exc:
-        raise UsageError(f"the procgen suite needs the procgen package ({exc}); install it: {INSTALL_COMMAND}") from None
+        raise UsageError(
+            f"the procgen suite needs the procgen package ({exc}); install it: {INSTALL_COMMAND}"
+        ) from None
     return ProcgenGym3Env
 
 

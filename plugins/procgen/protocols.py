@@ -24,7 +24,9 @@ from benchgen.errors import UsageError, did_you_mean
 from .games import MAX_LEVEL, MODES
 
 #: how test levels are drawn (module docstring of ``env.py``)
-TEST_LEVELS_RULE = "levels [start_level + num_levels, 2^31 - 1): every level the package can draw above the training levels"
+TEST_LEVELS_RULE = (
+    "levels [start_level + num_levels, 2^31 - 1): every level the package can draw above the training levels"
+)
 #: the normalization constant sets shipped (``data/normalization_<name>.csv``)
 NORMALIZATIONS = ("paper", "train_procgen")
 
@@ -174,7 +176,9 @@ def _checked(protocol: ProcgenProtocol, name: str, value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int):
         raise UsageError(f"protocol parameter {name} must be a whole number, not {value!r}")
     if value < 0 or (name == "evaluation_interval_steps" and value == 0) or value > MAX_LEVEL:
-        raise UsageError(f"protocol parameter {name} must be between 0 and {MAX_LEVEL:,} (interval above 0), not {value}")
+        raise UsageError(
+            f"protocol parameter {name} must be between 0 and {MAX_LEVEL:,} (interval above 0), not {value}"
+        )
     return value
 
 

@@ -73,7 +73,9 @@ class ProcgenSuite(Suite):
         """This suite under ``preset`` with ``changes`` (``ProcgenProtocol.CHANGEABLE`` keys)."""
         chosen = protocols.preset(preset)
         custom = chosen.changed(changes)
-        changed = {k: (getattr(chosen, k), getattr(custom, k)) for k in changes if getattr(chosen, k) != getattr(custom, k)}
+        changed = {
+            k: (getattr(chosen, k), getattr(custom, k)) for k in changes if getattr(chosen, k) != getattr(custom, k)
+        }
         if not changed:
             return type(self)(chosen)
         suite = type(self)(custom)
@@ -97,11 +99,15 @@ class ProcgenSuite(Suite):
 
     def check_task_available(self, task: str) -> None:
         if task not in self.tasks():
-            raise did_you_mean(f"task of suite '{self.name}'", task, self.tasks(), listed_by=f"benchgen list {self.name}")
+            raise did_you_mean(
+                f"task of suite '{self.name}'", task, self.tasks(), listed_by=f"benchgen list {self.name}"
+            )
         game = task.removesuffix(TEST_SUFFIX)
         mode = self.procgen_protocol.distribution_mode
         if game not in MODE_GAMES[mode]:
-            raise UsageError(f"procgen's {game} has no {mode} mode; games that have it: {', '.join(sorted(MODE_GAMES[mode]))}")
+            raise UsageError(
+                f"procgen's {game} has no {mode} mode; games that have it: {', '.join(sorted(MODE_GAMES[mode]))}"
+            )
         if task.endswith(TEST_SUFFIX) and self.procgen_protocol.test_levels is None:
             raise UsageError(f"task {task} plays test levels, and protocol {self.procgen_protocol.name} holds none out")
         procgen_env_class()  # the package: a one-line error with the install command when it is missing

@@ -10,7 +10,6 @@ infinite gameplay.
 from __future__ import annotations
 
 import bisect
-
 import io
 import math
 from pathlib import Path
