@@ -38,13 +38,15 @@ def preflight(r: ResolvedRun) -> None:
         from benchgen.run.ray_connect import connect
 
         connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
-    from benchgen.run.unit import build_agent
+    from benchgen.run.unit import build_agent, load_checkpoint
 
     task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
     env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)
     try:
         agent = build_agent(r, env, [task])
         if r.run.from_checkpoint:
-            agent.load(Path(r.run.from_checkpoint))
+            load_checkpoint(
+                agent, Path(r.run.from_checkpoint), "checkpoint", "restore it from a copy of its run, or give another"
+            )
     finally:
         env.close()

@@ -10,7 +10,9 @@ when the process died were never recorded, by design: a partial episode has no s
 from __future__ import annotations
 
 import math
+import pickle
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -195,25 +197,38 @@ def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
                 f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "
                 "of the run (checkpoints live under the run directory)"
             )
-        _load(agent, last, f"unit {unit.unit_id}: its last checkpoint", "restore it from a copy of the run")
+        load_checkpoint(agent, last, f"unit {unit.unit_id}: its last checkpoint", "restore it from a copy of the run")
     elif unit.init_checkpoint:
         start = run_dir.absolute(unit.init_checkpoint)
         if not start.is_dir():
             raise UsageError(
                 f"unit {unit.unit_id}: its starting checkpoint {start} is missing; restore it or start a new run"
             )
-        _load(agent, start, f"unit {unit.unit_id}: its starting checkpoint", "restore it or start a new run")
+        load_checkpoint(agent, start, f"unit {unit.unit_id}: its starting checkpoint", "restore it or start a new run")
 
 
 _COPY = "restore it from a copy of the run"
 
-#: what an agent's ``load`` raises on a damaged, truncated or foreign checkpoint file
-_DAMAGED = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, RuntimeError)
+#: what an agent's ``load`` raises on a damaged, truncated or foreign checkpoint file (a broken
+#: JSON or text file is a ``ValueError``; numpy's ``.npz`` files are zip archives)
+_DAMAGED = (
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    RuntimeError,
+    zipfile.BadZipFile,
+    pickle.UnpicklingError,
+)
 
 
-def _load(agent: Agent, directory: Path, what: str, hint: str) -> None:
+def load_checkpoint(agent: Agent, directory: Path, what: str, hint: str) -> None:
     """``agent.load(directory)``; a checkpoint it cannot read (truncated, damaged, another
-    agent's) is one line naming it, not the agent's traceback."""
+    agent's) is one line naming it, not the agent's traceback. Every checkpoint benchgen loads
+    (a resume, a fine-tuning start, ``evaluate``, ``--from``) is loaded through here."""
     try:
         agent.load(directory)
     except UsageError:
@@ -273,7 +288,9 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
                     saver()  # the final agent's checkpoint, before the best round's takes its place
                     holds_best = True
                     best.play(
-                        lambda path: _load(agent, path, f"unit {unit.unit_id}: its best round's checkpoint", _COPY),
+                        lambda path: load_checkpoint(
+                            agent, path, f"unit {unit.unit_id}: its best round's checkpoint", _COPY
+                        ),
                         lambda rounds: _play_due(rounds, r, agent, lambda: None, training_over=True),
                     )
             elif r.reevaluation is not None:

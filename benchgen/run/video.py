@@ -100,7 +100,7 @@ def record_videos(path: str | Path, task: str, checkpoint: int | None = None, ep
 def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int) -> list[Path]:
     import imageio.v2 as imageio
 
-    from benchgen.run.unit import build_agent
+    from benchgen.run.unit import build_agent, load_checkpoint
 
     store = run_dir.store()
     try:
@@ -115,7 +115,9 @@ def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int
         paths = []
         try:
             agent = build_agent(r, env, unit.tasks)
-            agent.load(ckpt)
+            load_checkpoint(
+                agent, ckpt, "checkpoint", "restore it from a copy of the run, or film another (--checkpoint)"
+            )
             obs, _ = env.reset(seed=unit.seed)
             if r.suite.screens(suite_env) is None:
                 raise UsageError(f"suite '{r.suite.name}' cannot show its screen, so it has no videos")
