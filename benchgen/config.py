@@ -11,6 +11,7 @@ not a setting.
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,21 +176,38 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         if isinstance(value, bool):
             raise UsageError(f"{key} must be an integer, not '{value}'")
         if isinstance(value, int):
-            return value
+            return _within(value, key)
         try:
             as_float = float(str(value).replace("_", ""))
         except ValueError:
             raise UsageError(f"{key} must be an integer, not '{value}'")
-        if not as_float.is_integer():
+        if not math.isfinite(as_float) or not as_float.is_integer():
             raise UsageError(f"{key} must be an integer, not '{value}'")
-        return int(as_float)
+        return _within(int(as_float), key)
     if annotation is float:
-        try:
-            return float(str(value).replace("_", "")) if not isinstance(value, (int, float)) else float(value)
-        except ValueError:
+        if isinstance(value, bool):  # (YAML's true is no number: `gamma=true` was taken as 1.0)
             raise UsageError(f"{key} must be a number, not '{value}'")
+        try:
+            number = float(str(value).replace("_", "")) if not isinstance(value, (int, float)) else float(value)
+        except (ValueError, OverflowError):
+            raise UsageError(f"{key} must be a number, not '{value}'")
+        if not math.isfinite(number):
+            raise UsageError(f"{key} must be a finite number, not '{value}'")
+        return number
     if annotation is str:
         return str(value)
+    return value
+
+
+#: the largest integer setting accepted: counts beyond it (``batch_size=1e100``) would pass here
+#: and fail mid-run (numpy's 64-bit counters, memory); 2**53 is also where floats stop holding
+#: every integer, so ``1e16`` could not mean what it says
+MAX_INTEGER = 2**53
+
+
+def _within(value: int, key: str) -> int:
+    if abs(value) > MAX_INTEGER:
+        raise UsageError(f"{key} is {value:.3g}, beyond any count a run can use (at most 2**53); give a smaller one")
     return value
 
 
