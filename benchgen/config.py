@@ -246,6 +246,11 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     return flat
 
 
+#: run settings only the command line gives (``benchgen run SUITE AGENT``): a ``--set`` or
+#: ``--config`` value for them would be overwritten by it, so they are refused there and not listed
+COMMAND_LINE_ONLY = ("suite", "agent")
+
+
 def split_overrides(
     overrides: dict[str, Any], agent_config_class: type, where: str, listed_by: str = "benchgen settings AGENT"
 ) -> tuple[dict, dict]:
@@ -259,6 +264,10 @@ def split_overrides(
     agent_over: dict[str, Any] = {}
     for key, value in overrides.items():
         scope, dot, name = key.partition(".")
+        if (name if dot and scope == "run" else key) in COMMAND_LINE_ONLY and not (dot and scope == "agent"):
+            raise UsageError(
+                f"{key} is given on the command line (benchgen run SUITE AGENT), not by {where}; remove it"
+            )
         if (name if dot and scope == "agent" else key) in from_suite_fields:
             raise UsageError(f"{key} is set from the suite, not by {where}; remove it")
         if dot and scope == "run":
@@ -310,7 +319,7 @@ def settings_table(config_class: type, defaults: dict[str, Any] | None = None) -
     docs = field_docs(config_class)
     lines = []
     for f in dataclasses.fields(config_class):
-        if not f.init or FROM_SUITE in f.metadata:
+        if not f.init or FROM_SUITE in f.metadata or (config_class is RunConfig and f.name in COMMAND_LINE_ONLY):
             continue
         if defaults and f.name in defaults:
             value = defaults[f.name]

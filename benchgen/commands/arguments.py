@@ -16,7 +16,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def csv_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
+    """Comma-separated names; refused when none is given (``--tasks ""`` or ``",,,"`` once ran the
+    default split, as if the flag were not there)."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return items
 
 
 def seconds(text: str) -> float:

@@ -227,7 +227,11 @@ def build_comparison(
             "aggregates": {
                 m: e.as_dict() for m, e in stats.aggregates(normalized[lab], metric_names, reps, ci, seed, lab).items()
             },
-            "classes": _classes(dict(zip(agg_tasks, map(_mean, normalized[lab].T)))) if norm.classes else None,
+            # SABER's classes are defined on normalized scores: none for raw ones (there was no
+            # baseline to count tasks "at or above", and the table said "tasks >= None")
+            "classes": _classes(dict(zip(agg_tasks, map(_mean, normalized[lab].T))))
+            if norm.classes and norm.active
+            else None,
         }
         for lab in labels
     }
@@ -393,7 +397,7 @@ def _reference_rows(plugin_tables, user_tables, tasks, agg_tasks, norm: Normaliz
             "normalized": {t: normed[t] for t in covered},
             "covered": covered,
             "aggregates": stats.aggregate_point(matrix, metric_names) if covered else {},
-            "classes": _classes({t: normed[t] for t in covered}) if norm.classes else None,
+            "classes": _classes({t: normed[t] for t in covered}) if norm.classes and norm.active else None,
         }
         rows[name]["at_or_above_baseline"] = rows[name]["classes"]["superhuman"] if rows[name]["classes"] else None
     return rows, published
