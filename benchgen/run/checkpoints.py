@@ -10,6 +10,7 @@ store.
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from benchgen.agent import Agent
 from benchgen.config import to_dict
+from benchgen.errors import UsageError
 from benchgen.phases import JOINT, LEARNING
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
@@ -103,9 +105,49 @@ def write_checkpoint(
     run_dir.check_present()
     path = run_dir.checkpoint_dir(unit.unit_id, frames)  # (inside the run: links out of it are refused)
     tmp = path.with_name(path.name + ".tmp")
-    _remove(tmp)
-    tmp.mkdir(parents=True)
-    agent.save(tmp)
+    try:
+        _remove(tmp)
+        tmp.mkdir(parents=True)
+        agent.save(tmp)
+        _write_info(tmp, r, unit, frames)
+    except BaseException as exc:
+        _remove(tmp, ignore_errors=True)  # (a half-written checkpoint is never left behind)
+        full = _disk_full(exc)
+        if full is not None:
+            raise UsageError(
+                f"no space left to write the checkpoint {path} ({full.strerror or full}); free space, then continue "
+                f"with `benchgen resume {run_dir}` (every finished episode is kept)"
+            ) from None
+        raise
+    _remove(path)
+    tmp.rename(path)
+    store.record_checkpoint(unit.unit_id, frames, run_dir.relative(path))
+    # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
+    # intermediate ones are deleted once a newer one is safely on disk and in the store.
+    for old in path.parent.iterdir():
+        if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
+            _remove(old, ignore_errors=True)
+    return path
+
+
+#: the errors of a full disk or an exhausted quota
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _disk_full(exc: BaseException) -> OSError | None:
+    """The disk-full ``OSError`` behind ``exc``, if one is: raised itself, or what an agent's
+    writer was handling when it failed in turn (torch's ``save`` raises a ``RuntimeError`` while
+    handling the ``OSError``)."""
+    seen = 0
+    while exc is not None and seen < 16:
+        if isinstance(exc, OSError) and exc.errno in _FULL:
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+def _write_info(tmp: Path, r: ResolvedRun, unit: Unit, frames: int) -> None:
+    """The checkpoint's ``checkpoint.json``: what it is a checkpoint of."""
     info = {
         "unit": unit.unit_id,
         "phase": unit.phase,
@@ -120,15 +162,6 @@ def write_checkpoint(
         "init_checkpoint": unit.init_checkpoint,
     }
     (tmp / CHECKPOINT_FILE).write_text(json.dumps(info, indent=2, default=str))
-    _remove(path)
-    tmp.rename(path)
-    store.record_checkpoint(unit.unit_id, frames, run_dir.relative(path))
-    # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
-    # intermediate ones are deleted once a newer one is safely on disk and in the store.
-    for old in path.parent.iterdir():
-        if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
-            _remove(old, ignore_errors=True)
-    return path
 
 
 def _remove(path: Path, ignore_errors: bool = False) -> None:
