@@ -24,8 +24,10 @@ any other way.
 
 from __future__ import annotations
 
-import contextlib
-import io
+import importlib
+import importlib.util
+import sys
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,17 +59,31 @@ FRAME_SHAPE = (64, 64, 3)
 
 
 def procgen_env_class():
-    """``procgen.ProcgenGym3Env``, or a one-line ``UsageError`` with the install command. Importing the
-    package registers its gym ids through the legacy ``gym``, which prints a notice to stderr; it is
-    kept out of benchgen's output."""
+    """``procgen.env.ProcgenGym3Env``, or a one-line ``UsageError`` with the install command.
+
+    The package's ``__init__`` registers gym ids through the legacy ``gym`` (whose step checks fail
+    under numpy 2, and which, once installed, makes stable-baselines3 print gym's deprecation
+    notice in every process). benchgen drives the gym3 env directly, so it loads ``procgen.env``
+    under a bare package module instead of running that ``__init__``: the only code of the
+    package's skipped is the gym registration."""
+    loaded = sys.modules.get("procgen.env")
+    if loaded is not None:
+        return loaded.ProcgenGym3Env
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            from procgen import ProcgenGym3Env
+        if "procgen" not in sys.modules:
+            spec = importlib.util.find_spec("procgen")
+            if spec is None or not spec.submodule_search_locations:
+                raise ImportError("No module named 'procgen'")
+            package = types.ModuleType("procgen")
+            package.__path__ = list(spec.submodule_search_locations)
+            package.__spec__ = spec
+            sys.modules["procgen"] = package
+        module = importlib.import_module("procgen.env")
     except ImportError as exc:
         raise UsageError(
             f"the procgen suite needs the procgen package ({exc}); install it: {INSTALL_COMMAND}"
         ) from None
-    return ProcgenGym3Env
+    return module.ProcgenGym3Env
 
 
 def split_task(task: str) -> tuple[str, bool]:
