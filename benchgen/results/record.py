@@ -141,7 +141,8 @@ class RunRecord:
             if key not in data or not isinstance(data[key], kinds) or isinstance(data[key], bool):
                 what = "lacks its" if key not in data else "has a damaged"
                 raise UsageError(f"{where} {what} '{key}' entry; restore it from a copy of the run")
-        data = _migrate(dict(data))
+        data = _migrate(dict(data), where)
+        _check_entries(data, where)
         known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
         return cls(
             **{k: v for k, v in data.items() if k in known}, extra={k: v for k, v in data.items() if k not in known}
@@ -182,12 +183,14 @@ def part_trained(reevaluation: Any) -> str:
     return ", ".join(short)
 
 
-def _migrate(data: dict[str, Any]) -> dict[str, Any]:
+def _migrate(data: dict[str, Any], where: str | Path = RUN_FILE) -> dict[str, Any]:
     """``data`` brought from its format up to :data:`RUN_FORMAT`."""
     version = data.get("format", 1)
-    if not isinstance(version, int) or isinstance(version, bool) or version > RUN_FORMAT:
+    if not _whole(version, 1):  # ("2", 0, 1.5: not a format any benchgen wrote, newer or older)
+        raise UsageError(f"{where} has a damaged 'format' entry ({version!r}); restore it from a copy of the run")
+    if version > RUN_FORMAT:
         raise UsageError(
-            f"{RUN_FILE} has format {version!r}, newer than this benchgen reads ({RUN_FORMAT}); upgrade benchgen"
+            f"{where} has format {version!r}, newer than this benchgen reads ({RUN_FORMAT}); upgrade benchgen"
         )
     if version < 2:
         # runs recorded before suites declared their time views: the ``score_*`` episode fields
@@ -195,3 +198,78 @@ def _migrate(data: dict[str, Any]) -> dict[str, Any]:
             data["score_views"] = {f: f for f in data.get("episode_fields") or [] if f.startswith("score_")}
         data["format"] = 2
     return data
+
+
+def _whole(value: Any, least: int) -> bool:
+    """Whether ``value`` is a JSON integer (not a boolean) of at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _names(value: Any, empty: bool = True) -> bool:
+    """Whether ``value`` is a list of non-empty strings (and not empty, unless ``empty``)."""
+    return isinstance(value, list) and (empty or bool(value)) and all(isinstance(v, str) and v for v in value)
+
+
+def _check_entries(data: dict[str, Any], where: str | Path) -> None:
+    """Every entry readers use, checked to its elements and ranges (a hand edit or a damaged file is
+    one line naming the entry, before a reader divides by a budget of 0 or looks up a key of an
+    empty ``run``); the run settings are checked as ``RunConfig`` coerces them, and the ones an
+    older benchgen did not record get their defaults."""
+    from benchgen.config import RunConfig, build_dataclass, to_dict
+
+    def damaged(key: str, why: str) -> UsageError:
+        return UsageError(f"{where} has a damaged '{key}' entry ({why}); restore it from a copy of the run")
+
+    if not _whole(data["budget"], 1):
+        raise damaged("budget", f"{data['budget']!r} is not a positive whole number")
+    if not _whole(data["frames_per_step"], 1):
+        raise damaged("frames_per_step", f"{data['frames_per_step']!r} is not a positive whole number")
+    if data["budget_unit"] not in ("frames", "timesteps"):
+        raise damaged("budget_unit", f"{data['budget_unit']!r} is neither frames nor timesteps")
+    if not all(_whole(c, 1) for c in data["checkpoints"]):
+        raise damaged("checkpoints", "each must be a positive whole number")
+    if not _names(data["tasks"], empty=False):
+        raise damaged("tasks", "a list of task names")
+    split = data["split"]
+    if split is not None and not all(_names(split.get(part)) for part in ("train", "test")):
+        raise damaged("split", "its train and test entries must be lists of task names")
+    if not isinstance(data.get("score_views", {}), dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.get("score_views", {}).items()
+    ):
+        raise damaged("score_views", "a mapping of episode field to label")
+    if not _names(data.get("episode_fields", [])):
+        raise damaged("episode_fields", "a list of field names")
+    for key in ("task_budgets", "task_num_envs"):
+        values = data.get(key, {})
+        if not isinstance(values, dict) or not all(_whole(v, 1) for v in values.values()):
+            raise damaged(key, "a mapping of task to a positive whole number")
+    if "seeds" not in data["run"]:  # (every benchgen wrote its seeds: a record without them lost them)
+        raise damaged("run", "it lacks the run's seeds")
+    run = build_dataclass(RunConfig, data["run"], f"'run' entry of {where}")  # (one line if a value is wrong)
+    if not run.seeds or not all(_whole(s, 0) for s in run.seeds):
+        raise damaged("run", "its seeds must be whole numbers from 0")
+    if run.zeroshot_episodes < 1:
+        raise damaged("run", "its zeroshot_episodes must be at least 1")
+    data["run"] = {**data["run"], **to_dict(run)}
+
+
+def check_units_against(record: RunRecord, units: list[Any], where: str | Path) -> None:
+    """The record's budget against the units its run planned (the store's ``budget_frames``): a
+    training unit plays the task's budget, a joint unit the run's. A record edited to another
+    budget (``budget: 2000`` beside units of 8,000) would report a budget the agents did not
+    have: one line naming the first unit that disagrees."""
+    from benchgen.phases import JOINT, TRAIN
+
+    for unit in units:
+        if unit.phase == TRAIN:
+            expected = record.to_frames(record.task_budgets.get(unit.tasks[0], record.budget))
+        elif unit.phase == JOINT:
+            expected = record.to_frames(record.budget)
+        else:
+            continue
+        if unit.budget_frames != expected:
+            raise UsageError(
+                f"{where} says each {unit.phase} unit plays {expected:,} frames, but the run's store planned unit "
+                f"{unit.unit_id} for {unit.budget_frames:,}: one of them was edited or damaged; restore the run "
+                "from a copy"
+            )

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchgen.errors import UsageError
-from benchgen.results.record import RUN_FILE, RunRecord
+from benchgen.results.record import RUN_FILE, RunRecord, check_units_against
 from benchgen.results.store import DB_NAME, ResultsStore, Unit, check_unit_id
 
 CHECKPOINT_FILE = "checkpoint.json"
@@ -241,8 +241,11 @@ class RunDir:
         store = ResultsStore(self.db_file, readonly=readonly)
         try:
             # phases name files (the report's plots): a store holding one benchgen never writes is
-            # refused when it is opened, before any command acts on it
+            # refused when it is opened, before any command acts on it; and the store and the
+            # record must agree on the budget its units play
             store.phases()
+            if self.meta_file.is_file():
+                check_units_against(self.record(), store.units(), self.meta_file)
         except BaseException:
             store.close()
             raise
