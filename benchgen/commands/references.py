@@ -16,6 +16,7 @@ from rich.table import Table
 
 from benchgen import hookimpl
 from benchgen.errors import did_you_mean
+from benchgen.scoring import parse_checkpoint_label
 
 
 @hookimpl
@@ -37,6 +38,14 @@ def _fmt(value) -> str:
     return f"{value:,.7g}" if isinstance(value, float) else str(value)
 
 
+def _checkpoint_summary(ref) -> str:
+    """A dense curve's checkpoints in a few words: how many, from where to where."""
+    amounts = sorted(p[1] for label in ref.by_checkpoint if (p := parse_checkpoint_label(str(label))))
+    if not amounts:
+        return "-"
+    return f"{len(amounts)} points, {amounts[0]:,} to {amounts[-1]:,} (interpolated between them)"
+
+
 def cmd_references(args) -> int:
     reg = args.registry
     suite = reg.suite(args.suite)
@@ -49,7 +58,10 @@ def cmd_references(args) -> int:
             )
         ref = tables[args.name]
         table = Table(title=f"{ref.name}: {ref.description}", caption=f"source: {ref.source or '-'}; view: {ref.view}")
-        labels = list(ref.by_checkpoint) or ["score"]
+        # a dense curve (hundreds of logged steps) prints its scores and says where the curve is
+        labels = list(ref.by_checkpoint) if ref.by_checkpoint and not ref.interpolate else ["score"]
+        if ref.interpolate:
+            table.caption += f"; a dense curve: {_checkpoint_summary(ref)}"
         table.add_column("task")
         for label in labels:
             table.add_column(label, justify="right")
@@ -58,7 +70,7 @@ def cmd_references(args) -> int:
         tasks = sorted(set(ref.scores) | {t for s in ref.by_checkpoint.values() for t in s})
         for task in tasks:
             cells = [
-                _fmt(ref.by_checkpoint[label].get(task) if ref.by_checkpoint else ref.scores.get(task))
+                _fmt(ref.scores.get(task) if label == "score" else ref.by_checkpoint[label].get(task))
                 for label in labels
             ]
             if ref.spread:
@@ -79,7 +91,7 @@ def cmd_references(args) -> int:
             ref.view,
             protocol,
             str(len(ref.scores)),
-            ", ".join(ref.by_checkpoint) or "-",
+            _checkpoint_summary(ref) if ref.interpolate else ", ".join(ref.by_checkpoint) or "-",
             _fmt(ref.aggregate),
         )
     console.print(table)

@@ -122,6 +122,27 @@ def level_range(protocol: ProcgenProtocol, game: str, test: bool) -> LevelRange:
     return LevelRange(*protocol.train_levels, False)
 
 
+def gym3_options(protocol: ProcgenProtocol) -> dict[str, Any]:
+    """The protocol's environment options as ``ProcgenGym3Env`` takes them (levels aside)."""
+    p = protocol
+    return {
+        "use_backgrounds": p.use_backgrounds,
+        "restrict_themes": p.restrict_themes,
+        "use_monochrome_assets": p.use_monochrome_assets,
+        "center_agent": p.center_agent,
+        "paint_vel_info": p.paint_vel_info,
+        "use_generated_assets": p.use_generated_assets,
+        "use_sequential_levels": p.use_sequential_levels,
+        # exploration mode is hard mode on one level (procgen/env.py), which level_range gives
+        "distribution_mode": "hard" if p.distribution_mode == "exploration" else p.distribution_mode,
+    }
+
+
+def group_seed(seed: int, group: int) -> int:
+    """``rand_seed`` of group ``group`` of an env reset with ``seed`` (module docstring, "Seeding")."""
+    return int(np.random.SeedSequence([int(seed) % 2**63, group]).generate_state(1)[0]) % 2**31
+
+
 class ProcgenVectorEnv(SuiteVectorEnv):
     """Sub-environment ``i`` plays ``tasks[i]``; see the module docstring."""
 
@@ -158,35 +179,38 @@ class ProcgenVectorEnv(SuiteVectorEnv):
 
     def _build(self, seed: int) -> None:
         """The groups' ``ProcgenGym3Env`` objects, seeded from ``seed`` (module docstring)."""
-        p = self.protocol
-        options = {
-            "use_backgrounds": p.use_backgrounds,
-            "restrict_themes": p.restrict_themes,
-            "use_monochrome_assets": p.use_monochrome_assets,
-            "center_agent": p.center_agent,
-            "paint_vel_info": p.paint_vel_info,
-            "use_generated_assets": p.use_generated_assets,
-            "use_sequential_levels": p.use_sequential_levels,
-            # exploration mode is hard mode on one level (procgen/env.py), which level_range gives
-            "distribution_mode": "hard" if p.distribution_mode == "exploration" else p.distribution_mode,
-        }
+        options = gym3_options(self.protocol)
         self.close_extras()
         for g, (game, levels, index) in enumerate(self._groups):
-            rand_seed = int(np.random.SeedSequence([int(seed) % 2**63, g]).generate_state(1)[0]) % 2**31
             # num_threads 0: the package steps its games in this thread (benchgen gives a run one core per process)
             env = self._env_class(
-                num=len(index), env_name=game, rand_seed=rand_seed, num_threads=0, **options, **levels.options()
+                num=len(index),
+                env_name=game,
+                rand_seed=group_seed(seed, g),
+                num_threads=0,
+                **options,
+                **levels.options(),
             )
             self._envs.append(env)
 
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every group's reward and first-frame flags, its frames written into ``self._obs``."""
+        """Every group's reward and first-frame flags; ``self._obs`` then holds the frames, a fresh array.
+
+        One group playing every sub-environment (most runs) hands on the arrays the package returns: gym3
+        copies them out of its buffers on every ``observe`` (``reuse_arrays`` off), so they are the caller's
+        and never written to again; several groups are gathered into a new array."""
+        if len(self._envs) == 1:
+            rew, ob, first = self._envs[0].observe()
+            self._obs = ob["rgb"]
+            return rew.astype(np.float64), np.asarray(first, dtype=bool)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         first = np.zeros(self.num_envs, dtype=bool)
+        obs = np.empty((self.num_envs, *FRAME_SHAPE), dtype=np.uint8)
         for env, (_, _, index) in zip(self._envs, self._groups):
             rew, ob, fst = env.observe()
             rewards[index], first[index] = rew, fst
-            self._obs[index] = ob["rgb"]
+            obs[index] = ob["rgb"]
+        self._obs = obs
         return rewards, first
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -200,11 +224,15 @@ class ProcgenVectorEnv(SuiteVectorEnv):
 
     def step(self, actions):
         actions = np.asarray(actions)
-        for env, (_, _, index) in zip(self._envs, self._groups):
-            env.act(actions[index].astype(np.int32))
+        if len(self._envs) == 1:
+            self._envs[0].act(actions)  # the package casts to its int32
+        else:
+            for env, (_, _, index) in zip(self._envs, self._groups):
+                env.act(actions[index])
         rewards, done = self._observe()
         self.episodes.add(rewards)
-        obs = self._obs.copy()
+        # a fresh array each step (_observe): the frames handed out are never written to by this env
+        obs = self._obs
         info: dict[str, Any] = {}
         if done.any():
             info["final_obs"] = obs.copy()  # the package gives no last frame (module docstring)
