@@ -79,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except sqlite3.DatabaseError as exc:
+        # a page SQLite cannot read, met after the store was opened and checked (a disk error, a
+        # file damaged while the run went on): every committed episode before it is in the file
+        print(f"benchgen: error: a run's results.sqlite is damaged ({exc}); restore it from a copy", file=sys.stderr)
+        return 2
     except OSError as exc:
         # a read-only or full filesystem, or a folder without permission, wherever a command writes
         # (its output folder, a run, a report): a state of the machine, not a bug to trace back

@@ -190,6 +190,7 @@ class RunDir:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._store_checked = False  # (see :meth:`store`)
 
     def __repr__(self) -> str:
         return f"RunDir({str(self.path)!r})"
@@ -239,17 +240,25 @@ class RunDir:
         for name in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
             self.inside(self.path / name)
         store = ResultsStore(self.db_file, readonly=readonly)
-        try:
-            # phases name files (the report's plots): a store holding one benchgen never writes is
-            # refused when it is opened, before any command acts on it; and the store and the
-            # record must agree on the budget its units play
-            store.phases()
-            if self.meta_file.is_file():
-                check_units_against(self.record(), store.units(), self.meta_file)
-        except BaseException:
-            store.close()
-            raise
+        if not self._store_checked:  # (once per RunDir: a run's loops open the store again and again)
+            try:
+                self._check_store(store)
+            except BaseException:
+                store.close()
+                raise
+            self._store_checked = True
         return store
+
+    def _check_store(self, store: ResultsStore) -> None:
+        """A store benchgen wrote, before any command acts on it: phases it writes only (they name
+        the report's files), its invariants (``ResultsStore.check_invariants``), and the budget
+        its units play the one the record says."""
+        store.phases()
+        units = store.units()  # (each row checked as it is read)
+        record = self.record() if self.meta_file.is_file() else None
+        store.check_invariants(exact_frames=not (record and record.external_loop))
+        if record is not None:
+            check_units_against(record, units, self.meta_file)
 
     def check_confined(self) -> None:
         """One line if any part of the run's layout (its files, ``units/*/checkpoints/*``, ``tb/*``,
