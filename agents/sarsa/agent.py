@@ -221,11 +221,22 @@ class SarsaAgent(Agent):
         for i in range(len(observations)):
             stream = self._streams.get(i)
             if stream is None:  # each sub-environment's own (Blob-PROST remembers the last screen)
-                stream = self._streams[i] = copy.copy(self.extractor)
+                stream = self._streams[i] = copy.copy(self._playing_extractor())
                 stream.reset()
             rows = self._rows(stream, i)
             actions[i] = self._choose(self.learner.values(rows), 0.0 if greedy else self.params["epsilon"])
         return actions
+
+    def _playing_extractor(self):
+        """The extractor evaluation plays with: training's, or, where the budget ended (or an
+        evaluation round came) before DISCO found its classes, a copy that finishes discovery with
+        the screens sampled so far, as discovery would with ``disco_samples`` of them; training's
+        own discovery goes on unchanged."""
+        if getattr(self.extractor, "classes", True) is not None:
+            return self.extractor
+        finished = copy.deepcopy(self.extractor)
+        finished.finish()
+        return finished
 
     def use_emulators(self, emulators) -> None:
         super().use_emulators(emulators)

@@ -133,3 +133,21 @@ def test_a_short_run_learns_from_the_emulator_screen_and_checkpoints(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = (tmp_path / "episodes.csv").read_text().splitlines()
     assert len(rows) >= 1 + 4 + 1  # header, four 1,000-frame training episodes, one evaluation episode
+
+
+def test_a_budget_ending_before_disco_found_its_classes_still_evaluates(tmp_path):
+    """Issue 47, 16: training ended while DISCO was still sampling screens for its classes, and
+    the evaluation after it raised "DISCO needs its classes" with a traceback; evaluation now
+    finishes discovery with the screens sampled (a copy: training's own discovery is unchanged)."""
+    protocol = tmp_path / "ale_short.yaml"
+    protocol.write_text("base: ale2013\nmax_episode_frames: 400\nevaluation_episodes: 1\n")
+    out = tmp_path / "run"
+    args = ("run", "atari_saber", "sarsa", "--tasks", "freeway", "--protocol", protocol, "--no-progress")
+    settings = ("--set", "features=disco", "--set", "background_samples=20", "--set", "disco_samples=1000")
+    proc = run_cli(*args, *settings, "--frames", "800", "--num-envs", "1", "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    state = json.loads(next((out / "units").rglob("sarsa.json")).read_text())
+    assert state["disco"]["classes"] is None and 0 < state["disco"]["samples"] < 1000  # discovery unfinished
+    proc = run_cli("export", out, "--output", tmp_path / "episodes.csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert any(",train_eval," in row for row in (tmp_path / "episodes.csv").read_text().splitlines())
