@@ -29,8 +29,8 @@ def build_parser(registry=None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"benchgen {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     builtin_plugins().hook.benchgen_add_commands(subparsers=sub)
-    if registry is not None:
-        registry.pm.hook.benchgen_add_commands(subparsers=sub)
+    if registry is not None:  # (one line naming a plugin whose hook fails, e.g. adding a second `run`)
+        registry.call_each("benchgen_add_commands", subparsers=sub)
     return parser
 
 

@@ -75,7 +75,8 @@ class Registry:
                 self.plugins.append(info)
                 try:
                     plugin = ep.load()
-                except Exception as exc:  # noqa: BLE001 - re-raised with the plugin named
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 - re-raised with the plugin named
+                    # (a module calling sys.exit() at import would end every command, silently)
                     info.error = f"{type(exc).__name__}: {exc}"
                     if strict:
                         raise PluginError(
@@ -90,7 +91,7 @@ class Registry:
         self.plugins.append(info)
         try:
             plugin = importlib.import_module(module_name)
-        except Exception as exc:  # noqa: BLE001 - re-raised with the plugin named
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - re-raised with the plugin named
             info.error = f"{type(exc).__name__}: {exc}"
             if strict:
                 raise PluginError(
@@ -120,14 +121,61 @@ class Registry:
                     f"hooks are listed in benchgen.hookspecs"
                 ) from None
 
+    # -- calling the hooks ------------------------------------------------------------------
+    def who(self, plugin_name: str) -> str:
+        """A plugin as messages name it: its name and the distribution that installed it."""
+        info = next((p for p in self.plugins if p.name == plugin_name), None)
+        if info is None:
+            dist = ""
+        elif info.distribution.startswith("("):  # (named in BENCHGEN_PLUGINS, or registered by hand)
+            dist = f" {info.distribution}"
+        else:
+            dist = f" from distribution {info.distribution} {info.version}".rstrip()
+        return f"plugin '{plugin_name}'{dist}"
+
+    def call_each(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """``(plugin name, result)`` of each plugin's implementation of ``hook``, in pluggy's order
+        (the last registered first). Pluggy's own call would let a plugin's exception (or its
+        ``sys.exit``) through as a traceback that does not name it: here it is one line naming the
+        plugin and its distribution."""
+        out = []
+        for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
+            try:
+                result = impl.function(*(kwargs[name] for name in impl.argnames))
+            except PluginError:
+                raise
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - re-raised with the plugin named
+                first = (str(exc).strip().splitlines() or [""])[0][:200]
+                raise PluginError(
+                    f"{self.who(impl.plugin_name)} failed in its {hook} hook ({type(exc).__name__}: {first}); "
+                    f"fix or uninstall it (or set {DISABLE_AUTOLOAD_ENV}=1)"
+                ) from None
+            out.append((impl.plugin_name, result))
+        return out
+
+    def contributions(self, hook: str, kind: type, **kwargs: Any) -> list[Any]:
+        """Everything the plugins' ``hook`` returned: each a list (or None) of ``kind``; a plugin
+        returning anything else (``[42]``, ``"abc"``) is one line naming it."""
+        items = []
+        for name, result in self.call_each(hook, **kwargs):
+            if result is None:
+                continue
+            if not isinstance(result, (list, tuple)) or not all(isinstance(item, kind) for item in result):
+                raise PluginError(
+                    f"{self.who(name)}: its {hook} hook returned {_shown(result)}, not a list of {kind.__name__}; "
+                    "fix or uninstall it"
+                )
+            items.extend(result)
+        return items
+
     # -- what plugins contribute ---------------------------------------------------------
     @cached_property
     def suites(self) -> dict[str, Suite]:
-        return _by_name(self.pm.hook.benchgen_suites(), "suite")
+        return _by_name([self.contributions("benchgen_suites", Suite)], "suite")
 
     @cached_property
     def agents(self) -> dict[str, AgentSpec]:
-        return _by_name(self.pm.hook.benchgen_agents(), "agent")
+        return _by_name([self.contributions("benchgen_agents", AgentSpec)], "agent")
 
     def suite(self, name: str) -> Suite:
         if name not in self.suites:
@@ -143,7 +191,7 @@ class Registry:
         """The suite's own splits (``Suite.splits``) and those plugins add (``benchgen_splits``)."""
         out: dict[str, Split] = {}
         known = set(suite.tasks())
-        for split in _contributions(suite.splits(), self.pm.hook.benchgen_splits(suite=suite)):
+        for split in [*suite.splits(), *self.contributions("benchgen_splits", Split, suite=suite)]:
             if split.name in out:
                 raise PluginError(
                     f"split '{split.name}' of suite '{suite.name}' is defined twice (by the suite "
@@ -181,7 +229,18 @@ class Registry:
         """The suite's own scorer (``Suite.scorer``), else the first a plugin gives for it
         (``benchgen_scorer``); None if neither has one."""
         own = suite.scorer()
-        return own if own is not None else self.pm.hook.benchgen_scorer(suite=suite)
+        if own is not None:
+            return own
+        for name, scorer in self.call_each("benchgen_scorer", suite=suite):  # (the first result counts)
+            if scorer is None:
+                continue
+            if not isinstance(scorer, Scorer):
+                raise PluginError(
+                    f"{self.who(name)}: its benchgen_scorer hook returned {_shown(scorer)}, not a Scorer or None; "
+                    "fix or uninstall it"
+                )
+            return scorer
+        return None
 
     def scorer(self, suite: Suite) -> Scorer:
         """:meth:`declared_scorer`, or raw scoring (mean only) when there is none."""
@@ -192,7 +251,11 @@ class Registry:
         """The suite's own reference tables (``Suite.reference_scores``) and those plugins add
         (``benchgen_reference_scores``), by name."""
         out: dict[str, ReferenceScores] = {}
-        for table in _contributions(suite.reference_scores(), self.pm.hook.benchgen_reference_scores(suite=suite)):
+        tables = [
+            *suite.reference_scores(),
+            *self.contributions("benchgen_reference_scores", ReferenceScores, suite=suite),
+        ]
+        for table in tables:
             if table.name in out:
                 raise PluginError(
                     f"reference table '{table.name}' of suite '{suite.name}' is defined twice (by the "
@@ -222,9 +285,10 @@ def _check_reference(suite: Suite, table: ReferenceScores) -> None:
         raise PluginError(f"reference table '{table.name}' of suite '{suite.name}' names unknown tasks {unknown[:5]}")
 
 
-def _contributions(own: Iterable[Any], from_plugins: Iterable[Iterable[Any] | None]) -> list[Any]:
-    """A suite's own items, then those each plugin's hook returned (a hook may return None)."""
-    return [*own, *(item for items in from_plugins for item in items or [])]
+def _shown(value: Any) -> str:
+    """A hook's result as a message shows it (short)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _default: Registry | None = None
