@@ -68,6 +68,31 @@ def _suite(name: str, protocol: str | None, needs: AgentNeeds | None = None) -> 
     return suite, choice
 
 
+#: the modes a suite's envs are made in (``Suite.make_env``)
+MODES = ("train", "eval")
+
+
+def _whole(value: Any, name: str, least: int, most: int | None = None) -> int:
+    """``value`` if it is a whole number (not a boolean, not a float, not a string) within
+    ``[least, most]``; a one-line ``UsageError`` naming the argument otherwise."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise UsageError(f"{name} must be a whole number, not {value!r}")
+    if value < least or (most is not None and value > most):
+        bounds = f"at least {least}" if most is None else f"in [{least}, {most}]"
+        raise UsageError(f"{name} must be {bounds}, not {value!r}")
+    return int(value)
+
+
+def _check_env_args(task: Any, num_envs: Any, seed: Any, mode: Any = "train") -> None:
+    """The arguments :func:`make_env` and :class:`Recording` share, checked before anything is built."""
+    if not isinstance(task, str) or not task:
+        raise UsageError(f"task must be a task name (a string), not {task!r}")
+    _whole(num_envs, "num_envs", 1)
+    _whole(seed, "seed", 0, MAX_SEED)
+    if mode not in MODES:
+        raise UsageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+
+
 def make_env(
     suite: str,
     task: str,
@@ -82,6 +107,7 @@ def make_env(
     or YAML file, as ``--protocol``), under the suite's agent wrappers for ``needs`` (None: the
     default :class:`~benchgen.agent.AgentNeeds`, pixels as the suite gives them and the benchmark
     reward). Episodes are not recorded: use :class:`Recording` for that."""
+    _check_env_args(task, num_envs, seed, mode)
     suite_obj, _ = _suite(suite, protocol, needs)
     _check_task(suite_obj, task)
     env = suite_obj.make_env([task] * num_envs, seed=seed, mode=mode)
@@ -93,6 +119,21 @@ def _check_task(suite: Suite, task: str) -> None:
 
     get_registry().check_tasks(suite, [task])
     suite.check_task_available(task)
+
+
+def _json_config(config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The loop's settings as ``run.json`` keeps them: strict JSON (a NaN or an infinity would be
+    written as a bare ``NaN`` no JSON reader takes, an object not at all), as it reads back."""
+    import json
+
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise UsageError(f"config must be a mapping of settings, not {type(config).__name__}")
+    try:
+        return json.loads(json.dumps(dict(config), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"config must hold JSON values (finite numbers, strings, lists, mappings): {exc}") from None
 
 
 class Recording:
@@ -125,10 +166,10 @@ class Recording:
     ):
         from benchgen.registry import get_registry
 
-        if not 0 <= seed <= MAX_SEED:
-            raise UsageError(f"seed must lie in [0, {MAX_SEED}]")
-        if num_envs < 1 or (budget is not None and budget < 1):
-            raise UsageError("num_envs and budget must be positive")
+        _check_env_args(task, num_envs, seed)
+        if budget is not None:
+            _whole(budget, "budget", 1)
+        config = _json_config(config)
         registry = get_registry()
         self.suite, choice = _suite(suite, protocol, needs)
         _check_task(self.suite, task)

@@ -322,6 +322,15 @@ def _refuse(config, environment):
     raise UsageError("this agent is a training loop outside benchgen: run your own script, not `benchgen run`")
 
 
+def _config_changes(recorded: dict[str, Any], given: dict[str, Any]) -> str:
+    """What differs between two configs, in a few words (``lr: 0.001 -> 0.01``)."""
+    keys = sorted(set(recorded) | set(given), key=str)
+    changes = [
+        f"{k}: {recorded.get(k, '(none)')} -> {given.get(k, '(none)')}" for k in keys if recorded.get(k) != given.get(k)
+    ]
+    return ", ".join(changes[:3]) + (", ..." if len(changes) > 3 else "")
+
+
 def open_recording(
     registry: Registry,
     out: str | Path,
@@ -352,6 +361,11 @@ def open_recording(
         if not record.external_loop or recorded != wanted or record.seeds != [seed]:
             raise UsageError(
                 f"{out} holds another run ({record.agent} on {record.suite} {record.tasks}); pick another directory"
+            )
+        if dict(config or {}) != record.agent_config:  # as resume refuses a changed config
+            raise UsageError(
+                f"{out} was recorded with another config ({_config_changes(record.agent_config, dict(config or {}))}); "
+                "continue it with the same config, or record into another directory"
             )
         if budget is not None and budget != record.budget:  # a continued run keeps its budget
             raise UsageError(
