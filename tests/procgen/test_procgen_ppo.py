@@ -8,9 +8,9 @@ import sys
 import gymnasium as gym
 import numpy as np
 import torch
-from benchgen_procgen import env as procgen_env
 
 from benchgen_agents.ppo.impala_cnn import ImpalaCNN
+from benchgen_procgen import env as procgen_env
 from tests.conftest import refused_in_process, run_cli
 
 

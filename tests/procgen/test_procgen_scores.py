@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from benchgen_procgen import scoring
-from benchgen_procgen.games import GAMES
-from benchgen_procgen.suite import ProcgenSuite
 
 from benchgen.results.compare.references import scores_at
 from benchgen.scoring import ReferenceScores
-
+from benchgen_procgen import scoring
+from benchgen_procgen.games import GAMES
+from benchgen_procgen.suite import ProcgenSuite
 from tests.conftest import refused_in_process
 
 
