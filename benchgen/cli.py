@@ -85,6 +85,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchgen: error: a run's results.sqlite is damaged ({exc}); restore it from a copy", file=sys.stderr)
         return 2
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # a name the user gave (or one made from it): one line
+            name = os.fsdecode(exc.filename) if exc.filename is not None else "a path"
+            shown = name if len(name) <= 80 else f"{name[:60]}...{name[-12:]}"
+            print(
+                f"benchgen: error: {shown}: a name in it is longer than the file system allows "
+                "(255 bytes); give a shorter one",
+                file=sys.stderr,
+            )
+            return 2
         # a read-only or full filesystem, or a folder without permission, wherever a command writes
         # (its output folder, a run, a report): a state of the machine, not a bug to trace back
         if exc.errno not in (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM):

@@ -134,7 +134,7 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
         raise UsageError(f"{target} is a directory; give a file name")
     if not target.parent.is_dir():
         raise UsageError(f"{target.parent} does not exist; create it or give another file name")
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    tmp = temporary_beside(target, "tmp")
     try:
         tmp.unlink(missing_ok=True)  # (a link left at the temporary name is not written through)
         write(tmp)
@@ -175,6 +175,24 @@ def safe_file_name(name: str) -> str:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         cleaned = cleaned[: MAX_NAME_BYTES - len(extension) - len(digest) - 1] + "-" + digest + extension
     return cleaned or "_"
+
+
+#: the longest name a file system allows in a path component (bytes; Linux, macOS, Windows)
+NAME_MAX = 255
+
+
+def temporary_beside(target: Path, tag: str) -> Path:
+    """A hidden temporary name beside ``target`` (``.NAME.TAG-PID``) that fits where ``target``'s
+    own name does: for a long name (a valid 245-byte one), its start and a hash of the whole, so
+    the temporary name is no longer than the file system allows."""
+    suffix = f".{tag}-{os.getpid()}"
+    name = f".{target.name}{suffix}"
+    if len(os.fsencode(name)) <= NAME_MAX:
+        return target.with_name(name)
+    digest = hashlib.sha256(os.fsencode(target.name)).hexdigest()[:12]
+    room = NAME_MAX - len(suffix) - len(digest) - 2
+    start = os.fsencode(target.name)[:room].decode("utf-8", "ignore")
+    return target.with_name(f".{start}~{digest}{suffix}")
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -355,7 +373,7 @@ class RunDir:
             )
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise UsageError(f"{target} is not an empty directory; pick an empty or new --out directory")
-        tmp = target.with_name(f".{target.name}.creating-{os.getpid()}")
+        tmp = temporary_beside(target, "creating")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             if tmp.exists():
