@@ -3,7 +3,8 @@
 No pairing is left untested: each agent runs a unit to its budget (joint agents run their whole
 chain: joint, zero-shot and fine-tuning units), the run writes its report, and ``benchgen
 evaluate`` re-evaluates what it trained (one episode per task), building the agent's envs as
-training did (issue 47: it once left out the emulator capabilities an agent declares). Sonic runs as its code does on the bundled Airstriker ROM (``sonic_airstriker``).
+training did (issue 47: it once left out the emulator capabilities an agent declares). Sonic runs as its code does on the bundled Airstriker ROM (``sonic_airstriker``), Procgen on maze's training
+and test levels.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ AIRSTRIKER = "tests.sonic.airstriker_plugin"
 SUITES = {
     "atari_saber": ("atari_saber", None, ("pong", "breakout", "boxing"), ("--frames", "1600")),
     "sonic": ("sonic_airstriker", AIRSTRIKER, ("airstriker-Level1", "airstriker1000-Level1"), ("--timesteps", "400")),
+    # maze's episodes end by its 500-step cap; no test rounds (evaluate plays its test levels)
+    "procgen": ("procgen", None, ("maze", "maze:test"), ("--timesteps", "400", "--protocol", "NO_TEST_ROUNDS")),
 }
+#: a protocol file for suites whose default protocol plays long evaluation rounds
+NO_TEST_ROUNDS = "base: easy200\nevaluation_episodes: 0\n"
 #: agents that learn on one sub-environment only
 ONE_ENV = {"sarsa"}
 
@@ -79,6 +84,9 @@ def _first_party_agents() -> list[str]:
 @pytest.mark.parametrize("agent", _first_party_agents())
 def test_agent_on_suite(tmp_path, agent, suite):
     name, plugins, tasks, budget = SUITES[suite]
+    if "NO_TEST_ROUNDS" in budget:
+        (tmp_path / "protocol.yaml").write_text(NO_TEST_ROUNDS)
+        budget = tuple(str(tmp_path / "protocol.yaml") if a == "NO_TEST_ROUNDS" else a for a in budget)
     out = tmp_path / "run"
     split = tmp_path / "split.yaml"
     split.write_text(f"name: smoke\ntrain: [{tasks[0]}]\ntest: [{tasks[-1]}]\n")
@@ -128,7 +136,9 @@ def test_agent_on_suite(tmp_path, agent, suite):
     assert (out / "report" / "report.md").is_file()
     proc = run_cli("evaluate", out, "--episodes", "1", "--no-progress", plugins=plugins, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    conn = sqlite3.connect(tmp_path / "run-eval" / "results.sqlite")
+    # run-eval, or run-eval-NAME under a protocol file
+    (evaluated,) = [path for path in tmp_path.glob("run-eval*") if path.is_dir()]
+    conn = sqlite3.connect(evaluated / "results.sqlite")
     try:
         statuses = conn.execute("SELECT status FROM units").fetchall()
         episodes = conn.execute("SELECT COUNT(*) FROM episodes WHERE phase = 'reeval'").fetchone()[0]

@@ -194,7 +194,8 @@ class ProcgenVectorEnv(SuiteVectorEnv):
             self._envs.append(env)
 
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every group's reward and first-frame flags; ``self._obs`` then holds the frames, a fresh array.
+        """Every group's reward (float32, as the package gives it) and first-frame flags; ``self._obs``
+        then holds the frames, a fresh array.
 
         One group playing every sub-environment (most runs) hands on the arrays the package returns: gym3
         copies them out of its buffers on every ``observe`` (``reuse_arrays`` off), so they are the caller's
@@ -202,8 +203,8 @@ class ProcgenVectorEnv(SuiteVectorEnv):
         if len(self._envs) == 1:
             rew, ob, first = self._envs[0].observe()
             self._obs = ob["rgb"]
-            return rew.astype(np.float64), np.asarray(first, dtype=bool)
-        rewards = np.zeros(self.num_envs, dtype=np.float64)
+            return rew, np.asarray(first, dtype=bool)
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
         first = np.zeros(self.num_envs, dtype=bool)
         obs = np.empty((self.num_envs, *FRAME_SHAPE), dtype=np.uint8)
         for env, (_, _, index) in zip(self._envs, self._groups):
@@ -229,16 +230,19 @@ class ProcgenVectorEnv(SuiteVectorEnv):
         else:
             for env, (_, _, index) in zip(self._envs, self._groups):
                 env.act(actions[index])
-        rewards, done = self._observe()
+        rewards, done = self._observe()  # fresh arrays each step: what is handed out is never written to here
         self.episodes.add(rewards)
-        # a fresh array each step (_observe): the frames handed out are never written to by this env
         obs = self._obs
         info: dict[str, Any] = {}
         if done.any():
-            info["final_obs"] = obs.copy()  # the package gives no last frame (module docstring)
+            # the package gives no last frame (module docstring): the finished ones' rows hold the new first
+            # frame, the others zeros (np.zeros maps zero pages: only the rows written are touched)
+            final = np.zeros(obs.shape, obs.dtype)
+            final[done] = obs[done]
+            info["final_obs"] = final
             self._record_ends(done)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        return obs, rewards.astype(np.float32), done, truncated, info
+        return obs, rewards, done, truncated, info
 
     def _record_ends(self, done: np.ndarray) -> None:
         """One ``EpisodeEnd`` per finished episode, with its level seed and why it ended."""

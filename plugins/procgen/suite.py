@@ -29,7 +29,7 @@ from benchgen.suite import EvaluationSchedule, Split, Suite
 
 from . import protocols, scoring
 from .env import END_REASONS, EPISODE_FIELDS, FRAMES_PER_STEP, TEST_SUFFIX, ProcgenVectorEnv, procgen_env_class
-from .games import GAMES, MODE_GAMES
+from .games import ACTION_COMBOS, GAMES, MODE_GAMES
 
 
 class ProcgenSuite(Suite):
@@ -133,9 +133,24 @@ class ProcgenSuite(Suite):
         )
 
     def agent_wrappers(self, env: gym.vector.VectorEnv, needs: AgentNeeds) -> gym.vector.VectorEnv:
-        """None: every agent gets the 64x64 RGB frames and raw rewards, as the paper's agents did
-        (no frame stack, no grayscale, no reward clipping; the env returns fresh arrays)."""
-        return env
+        """The 64x64 RGB frames as the paper's agents saw them, channel-first for agents that ask
+        for ``frames`` (:mod:`benchgen_procgen.wrappers`); raw rewards (no clipping or shaping)."""
+        from .wrappers import agent_wrappers
+
+        return agent_wrappers(env, needs)
+
+    def action_semantics(self) -> dict[str, int]:
+        """Indices of the package's 15 button combinations (``games.ACTION_COMBOS``): UP is the jump
+        of the platform games (coinrun, ninja, climber, jumper)."""
+        index = {combo: i for i, combo in enumerate(ACTION_COMBOS)}
+        return {
+            "noop": index[()],
+            "right": index[("RIGHT",)],
+            "left": index[("LEFT",)],
+            "jump": index[("UP",)],
+            "right_jump": index[("RIGHT", "UP")],
+            "left_jump": index[("LEFT", "UP")],
+        }
 
     def splits(self) -> list[Split]:
         """``all`` (the 16 games), and per game ``GAME_levels``: train on its training levels, hold
