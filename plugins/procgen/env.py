@@ -19,7 +19,8 @@ refused with an error instead of recorded, so a test score can never include a t
 **Seeding.** ``reset(seed=s)`` builds the groups afresh with ``rand_seed`` drawn from
 ``SeedSequence([s, group])``: the package seeds each sub-environment's level generator from it,
 so the same seed plays the same levels in the same order. Procgen cannot reset a running episode
-any other way.
+any other way. An unseeded ``reset()`` builds them with a seed drawn from a generator seeded at the
+last seeded reset, so a sequence of resets after one seed is reproducible too.
 """
 
 from __future__ import annotations
@@ -174,6 +175,8 @@ class ProcgenVectorEnv(SuiteVectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self._first_seed: int | None = seed
+        #: draws the seeds of unseeded resets (see ``reset``)
+        self._reseed = np.random.default_rng(int(seed) % 2**63)
         self._obs = np.zeros((self.num_envs, *FRAME_SHAPE), dtype=np.uint8)
         self.episodes = EpisodeBook(self.tasks, FRAMES_PER_STEP)
 
@@ -215,8 +218,13 @@ class ProcgenVectorEnv(SuiteVectorEnv):
         return rewards, first
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is None and self._first_seed is not None:
+            seed = self._first_seed
         if seed is None:
-            seed = self._first_seed if self._first_seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+            # an unseeded reset continues from the last seeded one (gymnasium's rule), reproducibly
+            seed = int(self._reseed.integers(2**31))
+        else:
+            self._reseed = np.random.default_rng(int(seed) % 2**63)
         self._first_seed = None
         self._build(seed)
         self._observe()

@@ -1,6 +1,7 @@
 """Every task of the first-party suites runnable here is a Gymnasium id that ``gymnasium.make``
 accepts (issue 31): ids carry no ``:`` (Gymnasium's "import this module" syntax) and one version,
-and the task stays recoverable from the registration. Sonic is left out: its levels need ROMs
+and the task stays recoverable from the registration (Procgen's test-level tasks: ``procgen.GAME.test``).
+Sonic is left out: its levels need ROMs
 this machine lacks (the stable-retro test game is not one of its tasks)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 from benchgen import api
 
-SUITES = ("atari_saber", "gymnasium")
+SUITES = ("atari_saber", "gymnasium", "procgen")
 
 
 @pytest.fixture
@@ -61,7 +62,12 @@ def test_every_task_id_is_made_reset_and_stepped(first_party, suite):
 
 @pytest.mark.parametrize(
     "env_id",
-    ["benchgen/atari_saber.breakout.m4d1-v1", "benchgen/atari_saber.pong-v1", "benchgen/gymnasium.CartPole_v1-v1"],
+    [
+        "benchgen/atari_saber.breakout.m4d1-v1",
+        "benchgen/atari_saber.pong-v1",
+        "benchgen/gymnasium.CartPole_v1-v1",
+        "benchgen/procgen.maze.test-v1",
+    ],
 )
 def test_gymnasiums_env_checker_passes(first_party, env_id):
     api.register_gymnasium_ids(list(SUITES))
