@@ -280,9 +280,13 @@ def _check_reference(suite: Suite, table: ReferenceScores) -> None:
         )
     known = set(suite.tasks())
     named = set(table.scores) | {t for scores in table.by_checkpoint.values() for t in scores} | set(table.spread)
+    named |= set(table.runs)
     unknown = sorted(named - known)
     if unknown:
         raise PluginError(f"reference table '{table.name}' of suite '{suite.name}' names unknown tasks {unknown[:5]}")
+    empty = sorted(t for t, runs in table.runs.items() if not len(runs))
+    if empty:
+        raise PluginError(f"reference table '{table.name}' of suite '{suite.name}' has no runs for tasks {empty[:5]}")
 
 
 def _shown(value: Any) -> str:

@@ -125,6 +125,12 @@ class ReferenceScores:
     """Whether ``by_checkpoint`` is a dense learning curve (a score logged at every few thousand
     steps): a run whose budget falls between two checkpoints is then compared with the linear
     interpolation of the two at its own budget. False: only an exact checkpoint is used."""
+    runs: dict[str, list[float]] = field(default_factory=dict)
+    """Optional: task -> the score of each published run (one number per training run, e.g. each
+    run's mean evaluation return), where the authors released their runs one by one; ``scores``
+    is then their mean. ``benchgen compare`` places each run among them (its percentile per task)
+    and treats them as an agent with runs (aggregates with intervals, probability of improvement,
+    performance profile). Empty: only the table's per-task scores are known."""
 
 
 @dataclass(frozen=True)

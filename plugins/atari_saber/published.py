@@ -33,7 +33,11 @@ print that the tables let benchgen recompute.
   al. 2020), ``atari100k_drq`` (DrQ, Kostrikov et al. 2021), each as SPR reprints it from its
   paper, and ``atari100k_spr`` (SPR's own, 10 seeds); BBF (Schwarzer et al. 2023), its per-game
   appendix table: ``atari100k_bbf``; DrQ(epsilon), the mean of Agarwal et al. 2021's 100 runs a
-  game (the column "DrQ" of IRIS's Table 1, Micheli et al. 2023): ``atari100k_drq_eps``. Protocol
+  game (the column "DrQ" of IRIS's Table 1, Micheli et al. 2023): ``atari100k_drq_eps``, which
+  carries those 100 runs one by one (``ReferenceScores.runs``, ``data/atari100k_runs_agarwal2021.csv``),
+  as do ``atari100k_spr_runs`` (SPR as Agarwal et al. re-ran it, 100 runs a game) and
+  ``atari100k_simple_runs`` (SimPLe, 5 runs a game); DER's, OTRainbow's, CURL's, DrQ's and BBF's
+  tables are means only (their runs are not reachable here). Protocol
   ``{"protocol": "atari100k"}``, view ``score`` (the whole episode, which that protocol caps at
   108,000 frames). Their yardstick is ``human_atari100k``
   (``scoring.py``): the human scores with the papers' own random scores.
@@ -301,6 +305,12 @@ ATARI100K_SPR_COLUMNS = (
     ("drq", "DrQ, DQN with image augmentation", "Kostrikov et al. 2021"),
     ("spr", "SPR, Rainbow with self-predictive representations, 10 seeds", SPR2021),
 )
+#: the agents of Agarwal et al. 2021's released runs with a table of their own (DrQ(epsilon)'s runs
+#: belong to ``atari100k_drq_eps``, whose means they are): (agent, who)
+ATARI100K_RUN_TABLES = (
+    ("spr", "SPR (Schwarzer et al. 2021) as Agarwal et al. re-ran it, 100 runs per game (not SPR Table 1's 10 seeds)"),
+    ("simple", "SimPLe (Kaiser et al. 2020), 5 runs per game"),
+)
 _ATARI100K_WHAT = "Atari 100K: 100K agent steps (400K frames) per game, evaluation episodes after training"
 
 
@@ -327,6 +337,7 @@ def atari100k_tables() -> list[ReferenceScores]:
             protocol=dict(ATARI100K_PROTOCOL),
         )
     )
+    runs = tables.atari100k_runs()
     out.append(
         ReferenceScores(
             name="atari100k_drq_eps",
@@ -335,8 +346,22 @@ def atari100k_tables() -> list[ReferenceScores]:
             f"evaluation, mean of 100 runs per game; {_ATARI100K_WHAT}",
             source=f"{AGARWAL2021}, released per-run scores; {IRIS2023}, Table 1, column DrQ",
             protocol=dict(ATARI100K_PROTOCOL),
+            runs={g: list(v) for g, v in runs["drq_eps"].items()},
         )
     )
+    for agent, who in ATARI100K_RUN_TABLES:
+        out.append(
+            ReferenceScores(
+                name=f"atari100k_{agent}_runs",
+                scores={g: sum(v) / len(v) for g, v in runs[agent].items()},
+                description=f"{AGARWAL2021}: {who}, each run's score released; the mean of those runs per "
+                f"game; {_ATARI100K_WHAT}",
+                source=f"{AGARWAL2021}, released per-run scores (gs://rl-benchmark-data/atari_100k, as mirrored "
+                "in eloialonso/iris at 24326aaa, results/data)",
+                protocol=dict(ATARI100K_PROTOCOL),
+                runs={g: list(v) for g, v in runs[agent].items()},
+            )
+        )
     return out
 
 

@@ -292,6 +292,7 @@ ATARI100K_TABLE_CSV = {
     "drq_eps2021": DATA / "atari100k_table_drq_eps2021.csv",
 }
 ATARI100K_AGGREGATES_CSV = DATA / "atari100k_printed_aggregates.csv"
+ATARI100K_RUNS_CSV = DATA / "atari100k_runs_agarwal2021.csv"
 
 
 def _commented_rows(path: Path) -> list[dict[str, str]]:
@@ -329,6 +330,23 @@ def atari100k_table(name: str) -> dict[str, dict[str, float]]:
                 raise ValueError(f"{ATARI100K_TABLE_CSV[name]}: {column} of {row['game']} is {row[column]}")
             table[column][row["game"].strip()] = value
     return table
+
+
+@cache
+def atari100k_runs() -> dict[str, dict[str, tuple[float, ...]]]:
+    """Agarwal et al. 2021's released per-run Atari 100K scores (``atari100k_runs_agarwal2021.csv``):
+    agent (``drq_eps``, ``spr``, ``simple``) -> game -> each run's score, in the file's run order."""
+    runs: dict[str, dict[str, list[float]]] = {}
+    for row in _commented_rows(ATARI100K_RUNS_CSV):
+        value = float(row["score"])
+        if not math.isfinite(value):
+            raise ValueError(f"{ATARI100K_RUNS_CSV}: {row['agent']} {row['game']} run {row['run']} is {row['score']}")
+        games = runs.setdefault(row["agent"].strip(), {})
+        scores = games.setdefault(row["game"].strip(), [])
+        if int(row["run"]) != len(scores):
+            raise ValueError(f"{ATARI100K_RUNS_CSV}: {row['agent']} {row['game']}: run {row['run']} out of order")
+        scores.append(value)
+    return {agent: {g: tuple(v) for g, v in games.items()} for agent, games in runs.items()}
 
 
 @cache

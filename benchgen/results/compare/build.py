@@ -18,7 +18,7 @@ import numpy as np
 
 from benchgen.errors import UsageError
 from benchgen.protocols import protocol_budget
-from benchgen.results.compare import stats
+from benchgen.results.compare import published_runs, stats
 from benchgen.results.compare.gather import check_protocols, load_runs, views_of
 from benchgen.results.compare.options import DEFAULTS
 from benchgen.results.compare.references import (
@@ -271,9 +271,17 @@ def build_comparison(
     ]
     result["welch"] = [_welch_pair(raw, a, b, tasks, view, alpha) for a, b in pairs]
 
+    shown_tables = {**(plugin_tables if show_references else {}), **user_tables}
+    published = published_runs.gather(  # tables whose runs were released one by one (final scores only)
+        {n: t for n, t in shown_tables.items() if n in result["references"] and not t.by_checkpoint},
+        tasks,
+        agg_tasks,
+        norm,
+    )
     taus = stats.tau_grid(
         list(normalized.values())
         + [np.array([[r["normalized"].get(t, np.nan) for t in agg_tasks]]) for r in result["references"].values()]
+        + [p.matrix for p in published.values() if p.matrix.size]
     )
     # Bellemare et al. 2013's normalizations plot their score distribution: a score "or better"
     # than each threshold counts (section 4.2.3); rliable's profiles count those above it
@@ -297,6 +305,23 @@ def build_comparison(
             for name, r in result["references"].items()
             if r["covered"]
         },
+    }
+    result["published_runs"] = published_runs.section(
+        published,
+        {lab: raw[lab][view] for lab in labels},
+        normalized,
+        tasks,
+        agg_tasks,
+        result["rows"],
+        taus,
+        metric_names,
+        reps,
+        ci,
+        seed,
+        at_or_above,
+    )
+    result["performance_profile"]["published_runs"] = {
+        name: e["profile"] for name, e in result["published_runs"].items() if e["profile"]
     }
     result["curves"] = _curves(
         runs,

@@ -112,8 +112,11 @@ def plot_profiles(result: dict, path: Path) -> Path:
     }
     styles = {lab: "solid" for lab in profiles}
     for name, p in prof["references"].items():
-        profiles[f"{name} (ref)"] = np.array(p)
+        runs = prof.get("published_runs", {}).get(name)
+        profiles[f"{name} (ref)"] = np.array(runs["profile"] if runs else p)
         styles[f"{name} (ref)"] = "dashed"
+        if runs and runs["ci_low"] is not None:  # the published runs one by one: a profile with its band
+            cis[f"{name} (ref)"] = (np.array(runs["ci_low"]), np.array(runs["ci_high"]))
     fig, ax = plt.subplots(figsize=(8, 4.5))
     xlabel = rf"normalized score $\tau$ (1 = {result['baseline']})" if result["normalized"] else r"raw score $\tau$"
     plot_utils.plot_performance_profiles(

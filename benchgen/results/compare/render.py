@@ -234,6 +234,9 @@ def to_markdown(result: dict, images: list[str] = ()) -> str:
     if result["probability_of_improvement"]:
         out += ["## Probability of improvement", ""]
         out += _table(*improvement_table(result))
+    from benchgen.results.compare.published_runs import markdown as published_runs_markdown
+
+    out += published_runs_markdown(result, norm)
     if norm and class_rows(result):
         out += ["## Score classes (SABER)", ""]
         out += _table(

@@ -1,0 +1,192 @@
+"""Issue 45: Agarwal et al. 2021's released Atari 100K runs (DrQ(epsilon) and SPR, 100 a game;
+SimPLe, 5) as reference tables with their runs one by one, checked against the sources' own totals;
+``benchgen compare`` placing each run among them; and ``benchmarks/atari100k_aggregates.py``'s
+exported score arrays read back to the same aggregates."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from benchgen.registry import _check_reference, get_registry
+from benchgen.results.compare import build_comparison
+from benchgen.results.compare.render import to_markdown
+from benchgen_atari_saber import published, tables
+from benchgen_atari_saber.suite import AtariSaberSuite
+from tests.compare.helpers import make_run
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = tables.atari100k_runs()
+REFS = {t.name: t for t in published.atari100k_tables()}
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "atari100k_aggregates", ROOT / "benchmarks" / "atari100k_aggregates.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _normalized(runs: dict[str, tuple[float, ...]]) -> np.ndarray:
+    rh = tables.atari100k_random_human()
+    return np.stack([(np.asarray(runs[g]) - rh[g][0]) / (rh[g][1] - rh[g][0]) for g in rh], axis=1)
+
+
+# --- the data against its sources -------------------------------------------------------------------
+
+
+def test_the_released_runs_are_the_sources_numbers():
+    rh = tables.atari100k_random_human()
+    assert {a: (len(g), {len(v) for v in g.values()}) for a, g in RUNS.items()} == {
+        "drq_eps": (26, {100}),
+        "spr": (26, {100}),
+        "simple": (26, {5}),
+    }
+    assert all(set(g) == set(rh) for g in RUNS.values())
+    # the totals of the three JSON files (eloialonso/iris 24326aaa, results/data), summed there
+    totals = {"drq_eps": 7852068.9, "spr": 11200239.62, "simple": 517120.571875}
+    for agent, total in totals.items():
+        assert math.fsum(math.fsum(v) for v in RUNS[agent].values()) == pytest.approx(total, abs=1e-4)
+    assert RUNS["drq_eps"]["alien"][:3] == (765.0, 866.6, 822.5)
+    assert RUNS["spr"]["alien"][:2] == (714.3, 860.3)
+
+
+def test_drq_eps_runs_give_the_published_means_and_iris_table_1s_aggregates():
+    means = tables.atari100k_table("drq_eps2021")["drq_eps"]
+    for game, runs in RUNS["drq_eps"].items():  # the table's per-game means, to their 0.01
+        assert sum(runs) / len(runs) == pytest.approx(means[game], abs=0.005)
+    printed = {(a.subject, a.quantity): a.value for a in tables.atari100k_printed_aggregates()}
+    matrix = _normalized(RUNS["drq_eps"])
+    assert matrix.mean() == pytest.approx(printed[("drq_eps", "mean")], abs=0.0005)  # IRIS Table 1: 0.465
+    assert np.median(matrix.mean(axis=0)) == pytest.approx(printed[("drq_eps", "median")], abs=0.0005)  # 0.313
+    zero = tables.atari100k_table("drq_eps2021")["runs_at_zero"]  # the runs scoring 0, counted in the same file
+    assert {g: sum(s == 0 for s in RUNS["drq_eps"][g]) for g in zero} == {g: int(n) for g, n in zero.items()}
+
+
+def test_simple_runs_are_spr_table_1s_simple_where_spr_prints_them():
+    spr = tables.atari100k_table("spr2021")["simple"]
+    same = [g for g, v in RUNS["simple"].items() if abs(sum(v) / 5 - spr[g]) <= 0.05]
+    assert len(same) == 14 and {"alien", "crazy_climber", "road_runner"} <= set(same)
+
+
+def test_tables_carry_their_runs():
+    drq = REFS["atari100k_drq_eps"]
+    assert drq.runs["alien"] == list(RUNS["drq_eps"]["alien"])
+    for agent in ("spr", "simple"):
+        table = REFS[f"atari100k_{agent}_runs"]
+        assert table.scores["alien"] == pytest.approx(sum(RUNS[agent]["alien"]) / len(RUNS[agent]["alien"]))
+        assert "Agarwal et al. 2021" in table.source and table.protocol == {"protocol": "atari100k"}
+        _check_reference(AtariSaberSuite(), table)
+    assert not REFS["atari100k_der"].runs  # means only
+    assert {"atari100k_spr_runs", "atari100k_simple_runs"} <= set(get_registry().reference_scores(AtariSaberSuite()))
+
+
+# --- benchgen compare: each run among the published runs ---------------------------------------------
+
+
+def _atari100k_run(root: Path) -> dict[str, list[float]]:
+    reg = get_registry()
+    if "atari_saber" not in reg.suites:
+        pytest.skip("the atari_saber plugin is not installed")
+    games = {"alien": [700.0, 1200.0], "freeway": [20.3, 0.0], "hero": [3135.0, 9000.0]}
+    make_run(
+        root / "dqn",
+        "dqn",
+        {s: {g: [v[s]] for g, v in games.items()} for s in (0, 1)},
+        budget=400_000,
+        protocol={"suite": "atari_saber", "protocol": "atari100k", "sticky_action_probability": 0.0},
+        suite="atari_saber",
+        protocol_choice={"preset": "atari100k", "changes": {}},
+    )
+    return games
+
+
+def test_compare_places_each_run_among_the_published_runs(tmp_path):
+    games = _atari100k_run(tmp_path)
+    result = build_comparison([tmp_path], reps=50, curve_points=2)
+    section = result["published_runs"]
+    assert {"atari100k_drq_eps", "atari100k_spr_runs", "atari100k_simple_runs"} <= set(section)
+    assert "atari100k_der" not in section  # means only
+    drq = section["atari100k_drq_eps"]
+    assert drq["runs_per_task"] == {g: 100 for g in games} and drq["matrix_runs"] == 100
+    for game, scores in games.items():
+        expected = [scipy.stats.percentileofscore(RUNS["drq_eps"][game], x, kind="mean") for x in scores]
+        assert drq["percentiles"]["dqn"][game] == pytest.approx(expected)
+    # Freeway: 0 is below every run but the published runs at exactly 0, which count one half
+    zeros = sum(s == 0 for s in RUNS["drq_eps"]["freeway"])
+    assert drq["percentiles"]["dqn"]["freeway"][1] == pytest.approx(50 * zeros / 100)
+    # the published runs' aggregates on the compared games, with stratified-bootstrap intervals
+    iqm = drq["aggregates"]["iqm"]
+    assert iqm["ci_low"] <= iqm["value"] <= iqm["ci_high"]
+    rh = tables.atari100k_random_human()
+    matrix = np.stack([(np.asarray(RUNS["drq_eps"][g]) - rh[g][0]) / (rh[g][1] - rh[g][0]) for g in games], axis=1)
+    assert iqm["value"] == pytest.approx(scipy.stats.trim_mean(matrix.ravel(), 0.25))
+    poi = drq["improvement"]["dqn"]
+    assert 0 <= poi["ci_low"] <= poi["value"] <= poi["ci_high"] <= 1
+    assert len(drq["profile"]["profile"]) == len(result["performance_profile"]["tau"])
+    assert result["performance_profile"]["published_runs"]["atari100k_drq_eps"] == drq["profile"]
+    md = to_markdown(result)
+    assert "## Published runs: atari100k_drq_eps" in md and "percentile of each run" in md
+
+
+def test_compare_without_references_has_no_published_runs(tmp_path):
+    _atari100k_run(tmp_path)
+    result = build_comparison([tmp_path], reps=20, curve_points=2, show_references=False)
+    assert result["published_runs"] == {}
+    named = build_comparison(
+        [tmp_path], reps=20, curve_points=2, show_references=False, references=["atari100k_spr_runs"]
+    )
+    assert list(named["published_runs"]) == ["atari100k_spr_runs"]
+
+
+# --- the exported score arrays read back -------------------------------------------------------------
+
+
+def test_game_names_round_trip_through_the_notebooks_spelling():
+    script = _script()
+    names = [script.notebook_name(g) for g in tables.atari100k_random_human()]
+    assert {"BankHeist", "MsPacman", "UpNDown", "KungFuMaster", "Hero", "Jamesbond", "Qbert"} <= set(names)
+    assert [script.benchgen_name(n) for n in names] == list(tables.atari100k_random_human())
+
+
+def test_exported_scores_read_back_give_the_same_aggregates(tmp_path):
+    script = _script()
+    yardstick, _ = script.normalizer()
+    episodes = script.load_episodes(ROOT / "benchmarks" / "results" / "atari100k")
+    for variant in ("der", "drq_eps"):
+        scores = script.score_lists(script.run_scores(episodes[variant]))
+        games = [g for g in yardstick if g in scores]
+        matrix = script.normalized_matrix(scores, games, yardstick)
+        back = script.read_score_json(script.write_score_json(tmp_path / f"{variant}.json", scores))
+        assert back == scores
+        again = script.normalized_matrix(back, games, yardstick)
+        np.testing.assert_array_equal(again, matrix)
+        assert script.intervals(again, reps=200) == script.intervals(matrix, reps=200)
+        assert script.intervals(again, reps=200, task_bootstrap=True) == script.intervals(
+            matrix, reps=200, task_bootstrap=True
+        )
+        matrices, names = script.read_score_npz(
+            script.write_score_npz(tmp_path / "s.npz", {variant: matrix}, {variant: games})
+        )
+        np.testing.assert_array_equal(matrices[variant], matrix)
+        assert names[variant] == games
+        assert script.intervals(matrices[variant], reps=200) == script.intervals(matrix, reps=200)
+    # a run's task score is the mean of its evaluation episodes, as the table script has it
+    alien = [float(r["score"]) for r in episodes["der"]["alien"][0] if r["phase"] == "train_eval"]
+    assert len(alien) == 100 and script.run_scores(episodes["der"])["alien"][0] == pytest.approx(sum(alien) / 100)
+
+
+def test_published_runs_aggregates_over_all_games():
+    script = _script()
+    yardstick, refs = script.normalizer()
+    games = list(yardstick)
+    drq = script.intervals(script.normalized_matrix(refs["atari100k_drq_eps"].runs, games, yardstick), reps=200)
+    assert drq["mean"][0] == pytest.approx(0.4647, abs=1e-4) and drq["median"][0] == pytest.approx(0.3129, abs=1e-4)
+    assert drq["iqm"][1] < drq["iqm"][0] < drq["iqm"][2]
