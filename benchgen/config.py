@@ -137,8 +137,9 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def _coerce(value: Any, annotation: Any, key: str) -> Any:
-    """Turn a YAML/``--set`` value into the field's type, with a one-line error if it cannot."""
+def _coerce(value: Any, annotation: Any, key: str, bounded: bool = True) -> Any:
+    """Turn a YAML/``--set`` value into the field's type, with a one-line error if it cannot
+    (``bounded``: integers at most :data:`MAX_INTEGER` in size)."""
     if isinstance(annotation, str):
         annotation = eval(annotation, vars(typing), {})  # dataclass annotations are strings here
     origin = typing.get_origin(annotation)
@@ -152,7 +153,7 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
             if arg is type(None):
                 continue
             try:
-                return _coerce(value, arg, key)
+                return _coerce(value, arg, key, bounded)
             except UsageError as exc:
                 errors.append(str(exc))
         raise UsageError(errors[0] if errors else f"bad value for {key}")
@@ -162,7 +163,7 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
             value = [v for v in value.split(",") if v.strip()]
         if not isinstance(value, (list, tuple)):
             value = [value]
-        return [_coerce(v, inner, key) for v in value]
+        return [_coerce(v, inner, key, bounded) for v in value]
     if annotation is bool:
         if isinstance(value, bool):
             return value
@@ -176,14 +177,14 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         if isinstance(value, bool):
             raise UsageError(f"{key} must be an integer, not '{value}'")
         if isinstance(value, int):
-            return _within(value, key)
+            return _within(value, key) if bounded else value
         try:
             as_float = float(str(value).replace("_", ""))
         except ValueError:
             raise UsageError(f"{key} must be an integer, not '{value}'")
         if not math.isfinite(as_float) or not as_float.is_integer():
             raise UsageError(f"{key} must be an integer, not '{value}'")
-        return _within(int(as_float), key)
+        return _within(int(as_float), key) if bounded else int(as_float)
     if annotation is float:
         if isinstance(value, bool):  # (YAML's true is no number: `gamma=true` was taken as 1.0)
             raise UsageError(f"{key} must be a number, not '{value}'")
@@ -289,10 +290,13 @@ def split_overrides(
 def build_dataclass(cls: type, values: dict[str, Any], where: str) -> Any:
     """Instantiate ``cls`` from ``values`` with type coercion; validation errors become one line."""
     hints = typing.get_type_hints(cls)
+    # the run config's numbers have ranges of their own, with more to say than a size
+    # (``plan.validate_run_config``: a budget's frames, a seed's range); an agent's have only this
+    bounded = cls is not RunConfig
     kwargs = {}
     for f in dataclasses.fields(cls):
         if f.init and f.name in values:
-            kwargs[f.name] = _coerce(values[f.name], hints.get(f.name, f.type), f"{f.name} ({where})")
+            kwargs[f.name] = _coerce(values[f.name], hints.get(f.name, f.type), f"{f.name} ({where})", bounded)
     try:
         return cls(**kwargs)
     except UsageError:

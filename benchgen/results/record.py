@@ -127,6 +127,14 @@ class RunRecord:
         return frames_to_budget(frames, self.budget_unit, self.frames_per_step)
 
     @property
+    def run_config(self) -> Any:
+        """The run settings as a ``RunConfig`` (checked when the record was read; a setting an
+        older benchgen did not record has its default)."""
+        from benchgen.config import RunConfig, build_dataclass
+
+        return build_dataclass(RunConfig, self.run, "saved run config")
+
+    @property
     def seeds(self) -> list[int]:
         return list(self.run.get("seeds", []))
 
@@ -213,9 +221,9 @@ def _names(value: Any, empty: bool = True) -> bool:
 def _check_entries(data: dict[str, Any], where: str | Path) -> None:
     """Every entry readers use, checked to its elements and ranges (a hand edit or a damaged file is
     one line naming the entry, before a reader divides by a budget of 0 or looks up a key of an
-    empty ``run``); the run settings are checked as ``RunConfig`` coerces them, and the ones an
-    older benchgen did not record get their defaults."""
-    from benchgen.config import RunConfig, build_dataclass, to_dict
+    empty ``run``); the run settings are checked as ``RunConfig`` coerces them (readers take the
+    default of one an older benchgen did not record: :attr:`RunRecord.run_config`)."""
+    from benchgen.config import RunConfig, build_dataclass
 
     def damaged(key: str, why: str) -> UsageError:
         return UsageError(f"{where} has a damaged '{key}' entry ({why}); restore it from a copy of the run")
@@ -250,7 +258,7 @@ def _check_entries(data: dict[str, Any], where: str | Path) -> None:
         raise damaged("run", "its seeds must be whole numbers from 0")
     if run.zeroshot_episodes < 1:
         raise damaged("run", "its zeroshot_episodes must be at least 1")
-    data["run"] = {**data["run"], **to_dict(run)}
+    data["run"] = dict(data["run"])  # (kept as written: a record reads back as it was made)
 
 
 def check_units_against(record: RunRecord, units: list[Any], where: str | Path) -> None:

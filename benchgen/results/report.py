@@ -118,7 +118,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         )
     finally:
         store.close()
-    wanted = record.run["zeroshot_episodes"]
+    wanted = record.run_config.zeroshot_episodes
     short = _short_zeroshot(runs, units, wanted)
     # the transfer phases (and their evaluation rounds) mix several joint checkpoints: reported
     # as curves, not as a phase

@@ -466,9 +466,8 @@ class ResultsStore:
     def check_invariants(self, exact_frames: bool = True) -> None:
         """What every store benchgen writes holds, checked (one line naming the first row that
         breaks it) so that a damaged or tampered store is refused, not counted: each unit's
-        episodes of a task numbered 0, 1, 2, ... once each; episodes of known units only; within
-        a unit's own phase, frame counters that never go back; and a unit's frame counter no
-        higher than its episodes and checkpoints committed (``exact_frames``; a loop outside
+        episodes of a task numbered 0, 1, 2, ... once each; episodes of known units only; and a
+        unit's frame counter no higher than its episodes and checkpoints committed (``exact_frames``; a loop outside
         benchgen, ``benchgen.api.Recording``, also commits the frames after its last episode). A
         page SQLite cannot read is one line too."""
         try:
@@ -491,6 +490,8 @@ class ResultsStore:
             numbers = [r[0] for r in self.conn.execute(
                 "SELECT episode FROM episodes WHERE unit_id = ? AND task = ? ORDER BY episode", (unit_id, task)
             )]  # fmt: skip
+            if not all(type(n) is int for n in numbers):
+                raise damaged(f"unit {unit_id!r}, task {task!r}: an episode number is not a whole number")
             twice = next((a for a, b in zip(numbers, numbers[1:]) if a == b), None)
             missing = next((k for k, number in enumerate(sorted(set(numbers))) if k != number), None)
             what = f"episode {twice} is recorded twice" if twice is not None else f"episode {missing} is missing"
@@ -500,21 +501,14 @@ class ResultsStore:
         ).fetchone()
         if orphan is not None:
             raise damaged(f"episode {orphan[0]} belongs to unit {orphan[1]!r}, which the store does not plan")
-        back = self.conn.execute(
-            "SELECT id, unit_id FROM (SELECT e.id, e.unit_id, e.frames_total, LAG(e.frames_total) OVER "
-            "(PARTITION BY e.unit_id ORDER BY e.id) AS before FROM episodes e JOIN units u "
-            "ON u.unit_id = e.unit_id AND e.phase = u.phase) WHERE frames_total < before LIMIT 1"
-        ).fetchone()
-        if back is not None:
-            raise damaged(f"episode {back[0]} of unit {back[1]!r} ends at a lower frame count than the one before it")
         # (one statement: a consistent snapshot while another process records episodes)
         for unit_id, frames_done, checkpoint, top in self.conn.execute(
             "SELECT u.unit_id, u.frames_done, u.last_checkpoint_frames, e.top FROM units u LEFT JOIN "
             "(SELECT unit_id, MAX(frames_total) AS top FROM episodes GROUP BY unit_id) e ON e.unit_id = u.unit_id"
         ):
-            committed = max(top or 0, checkpoint or 0) if isinstance(checkpoint, (int, type(None))) else None
-            if not isinstance(frames_done, int) or committed is None:
-                continue  # (a unit row of the wrong type: named when the row is read)
+            if not all(type(v) is int for v in (frames_done, top or 0, checkpoint or 0)):
+                continue  # (a value of the wrong type: named when its row is read)
+            committed = max(top or 0, checkpoint or 0)
             if exact_frames and frames_done > committed:
                 raise damaged(
                     f"unit {unit_id!r} counts {frames_done:,} frames, but its episodes and checkpoints "

@@ -1,6 +1,7 @@
 """Numbers given to ``--set`` and ``--config`` (issue 47, 11): an integer too large for any count
 (``batch_size=1e100`` passed and crashed mid-run) and a boolean or a non-finite value where a
-number is wanted (``gamma=true`` was taken as 1.0) are refused in one line."""
+number is wanted (``gamma=true`` was taken as 1.0) are refused in one line. (The run settings'
+integers have ranges of their own, checked when a run is planned: ``tests/core/test_plan.py``.)"""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from tests.conftest import refused_in_process
 @pytest.mark.parametrize(
     "setting, fragment",
     [
-        ("run.max_retries=1e100", "beyond any count"),
+        ("batch_size=1e100", "beyond any count"),
+        ("gamma=true", "must be a number, not 'True'"),
         ("run.max_retries=.inf", "must be an integer"),
         ("run.progress_every=true", "must be a number, not 'True'"),
         ("run.cpus_per_unit=.nan", "must be a finite number"),
@@ -24,7 +26,7 @@ from tests.conftest import refused_in_process
     ],
 )
 def test_numbers_no_run_can_use_are_refused(capsys, setting, fragment):
-    refused_in_process(capsys, fragment, "run", "toy", "random", "--tasks", "count-20", "--set", setting, "--plan")
+    refused_in_process(capsys, fragment, "run", "toy", "dqn", "--tasks", "count-20", "--set", setting, "--plan")
 
 
 @dataclasses.dataclass

@@ -17,10 +17,6 @@ TAMPERING = {
     "a missing episode": ("DELETE FROM episodes WHERE episode = 4", "episode 4 is missing"),
     "a renumbered episode": ("UPDATE episodes SET episode = 99 WHERE episode = 7", "episode 7 is missing"),
     "a raised frame counter": ("UPDATE units SET frames_done = 999999999", "counts 999,999,999 frames"),
-    "a frame count going back": (
-        "UPDATE episodes SET frames_total = 1 WHERE episode = 6",
-        "ends at a lower frame count than the one before it",
-    ),
     "an episode of no unit": (
         "INSERT INTO episodes (unit_id, phase, task, seed, episode, env_index, frames_total, length_frames, score, "
         "end_reason, wall_time) VALUES ('elsewhere', 'train', 'count-20', 0, 0, 0, 10, 10, 1.0, 'terminated', 0)",
