@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchgen.errors import UsageError
+from benchgen.results.integrity import check_invariants
 from benchgen.results.record import RUN_FILE, RunRecord, check_units_against
 from benchgen.results.store import DB_NAME, ResultsStore, Unit, check_unit_id
 
@@ -269,12 +270,12 @@ class RunDir:
 
     def _check_store(self, store: ResultsStore) -> None:
         """A store benchgen wrote, before any command acts on it: phases it writes only (they name
-        the report's files), its invariants (``ResultsStore.check_invariants``), and the budget
+        the report's files), its invariants (:mod:`benchgen.results.integrity`), and the budget
         its units play the one the record says."""
         store.phases()
         units = store.units()  # (each row checked as it is read)
         record = self.record() if self.meta_file.is_file() else None
-        store.check_invariants(exact_frames=not (record and record.external_loop))
+        check_invariants(store, exact_frames=not (record and record.external_loop))
         if record is not None:
             check_units_against(record, units, self.meta_file)
 

@@ -463,58 +463,6 @@ class ResultsStore:
         ).fetchone()
         return float("nan") if row[0] is None else float(row[0])
 
-    def check_invariants(self, exact_frames: bool = True) -> None:
-        """What every store benchgen writes holds, checked (one line naming the first row that
-        breaks it) so that a damaged or tampered store is refused, not counted: each unit's
-        episodes of a task numbered 0, 1, 2, ... once each; episodes of known units only; and a
-        unit's frame counter no higher than its episodes and checkpoints committed (``exact_frames``; a loop outside
-        benchgen, ``benchgen.api.Recording``, also commits the frames after its last episode). A
-        page SQLite cannot read is one line too."""
-        try:
-            self._check_invariants(exact_frames)
-        except sqlite3.OperationalError:
-            raise  # (held by another program: the CLI says so in one line)
-        except sqlite3.DatabaseError as exc:
-            raise UsageError(f"{self.path} is damaged ({exc}); restore it from a copy of the run") from None
-
-    def _check_invariants(self, exact_frames: bool) -> None:
-        def damaged(what: str) -> UsageError:
-            return UsageError(f"the run's {DB_NAME} is damaged: {what}; restore it from a copy of the run")
-
-        numbering = self.conn.execute(
-            "SELECT unit_id, task, COUNT(*) AS n, COUNT(DISTINCT episode) AS d, MIN(episode) AS lo, "
-            "MAX(episode) AS hi FROM episodes GROUP BY unit_id, task HAVING lo != 0 OR hi != n - 1 OR d != n LIMIT 1"
-        ).fetchone()
-        if numbering is not None:
-            unit_id, task = numbering[0], numbering[1]
-            numbers = [r[0] for r in self.conn.execute(
-                "SELECT episode FROM episodes WHERE unit_id = ? AND task = ? ORDER BY episode", (unit_id, task)
-            )]  # fmt: skip
-            if not all(type(n) is int for n in numbers):
-                raise damaged(f"unit {unit_id!r}, task {task!r}: an episode number is not a whole number")
-            twice = next((a for a, b in zip(numbers, numbers[1:]) if a == b), None)
-            missing = next((k for k, number in enumerate(sorted(set(numbers))) if k != number), None)
-            what = f"episode {twice} is recorded twice" if twice is not None else f"episode {missing} is missing"
-            raise damaged(f"unit {unit_id!r}, task {task!r}: {what} (episodes are numbered 0, 1, 2, ... once each)")
-        orphan = self.conn.execute(
-            "SELECT id, unit_id FROM episodes WHERE unit_id NOT IN (SELECT unit_id FROM units) LIMIT 1"
-        ).fetchone()
-        if orphan is not None:
-            raise damaged(f"episode {orphan[0]} belongs to unit {orphan[1]!r}, which the store does not plan")
-        # (one statement: a consistent snapshot while another process records episodes)
-        for unit_id, frames_done, checkpoint, top in self.conn.execute(
-            "SELECT u.unit_id, u.frames_done, u.last_checkpoint_frames, e.top FROM units u LEFT JOIN "
-            "(SELECT unit_id, MAX(frames_total) AS top FROM episodes GROUP BY unit_id) e ON e.unit_id = u.unit_id"
-        ):
-            if not all(type(v) is int for v in (frames_done, top or 0, checkpoint or 0)):
-                continue  # (a value of the wrong type: named when its row is read)
-            committed = max(top or 0, checkpoint or 0)
-            if exact_frames and frames_done > committed:
-                raise damaged(
-                    f"unit {unit_id!r} counts {frames_done:,} frames, but its episodes and checkpoints "
-                    f"committed {committed:,}"
-                )
-
     def phases(self) -> set[str]:
         """The phases that recorded at least one episode (each one benchgen writes: one line if not)."""
         try:
