@@ -15,6 +15,7 @@ import scipy.stats
 
 from benchgen.registry import _check_reference, get_registry
 from benchgen.results.compare import build_comparison
+from benchgen.results.compare.html import to_html
 from benchgen.results.compare.render import to_markdown
 from benchgen_atari_saber import published, tables
 from benchgen_atari_saber.suite import AtariSaberSuite
@@ -134,6 +135,8 @@ def test_compare_places_each_run_among_the_published_runs(tmp_path):
     assert result["performance_profile"]["published_runs"]["atari100k_drq_eps"] == drq["profile"]
     md = to_markdown(result)
     assert "## Published runs: atari100k_drq_eps" in md and "percentile of each run" in md
+    page = to_html(result)
+    assert "<h2>Published runs: atari100k_drq_eps</h2>" in page and 'id="published-runs-0-2"' in page
 
 
 def test_compare_without_references_has_no_published_runs(tmp_path):

@@ -122,26 +122,28 @@ def section(
     return out
 
 
-def markdown(result: dict[str, Any], normalized: bool) -> list[str]:
-    """Markdown lines of the section (empty when no table has runs)."""
-    from benchgen.results.compare.render import _table, fmt_estimate
+def blocks(
+    result: dict[str, Any], normalized: bool
+) -> list[tuple[str, list[str], list[tuple[str, list[str], list[list[str]]]]]]:
+    """The section as (title, paragraphs, [(caption, head, rows)]) per table, for the markdown and
+    the HTML page alike (empty when no table has runs)."""
+    from benchgen.results.compare.render import fmt_estimate
 
-    section_ = result.get("published_runs") or {}
-    lines: list[str] = []
-    for name, e in section_.items():
+    out = []
+    for name, e in (result.get("published_runs") or {}).items():
         n = sorted(set(e["runs_per_task"].values()))
-        lines += [f"## Published runs: {name}", "", f"{e['description']} ({e['source']}).", ""]
-        lines += [
-            f"{'-'.join(map(str, (n[0], n[-1]) if len(n) > 1 else n))} published runs a task on "
-            f"{len(e['runs_per_task'])} of the compared tasks"
+        count = f"{n[0]}-{n[-1]}" if len(n) > 1 else str(n[0])
+        text = [
+            f"{e['description']} ({e['source']}).",
+            f"{count} published runs a task on {len(e['runs_per_task'])} of the compared tasks"
             + (
                 f"; the aggregates' matrix uses the first {e['matrix_runs']} of each task's"
                 if len(n) > 1 and e["aggregates"]
                 else ""
             )
             + ".",
-            "",
         ]
+        tables = []
         if e["aggregates"]:
             head = ["", *e["aggregates"]]
             rows = [
@@ -153,12 +155,12 @@ def markdown(result: dict[str, Any], normalized: bool) -> list[str]:
                     [f"{lab}, same {len(e['aggregate_tasks'])} tasks"]
                     + [fmt_estimate(v, normalized) for v in aggs.values()]
                 )
-            lines += _table(head, rows)
+            tables.append(("Aggregates", head, rows))
             rows = [
                 [lab, f"{v['value']:.3f}", "-" if v["ci_low"] is None else f"[{v['ci_low']:.3f}, {v['ci_high']:.3f}]"]
                 for lab, v in e["improvement"].items()
             ]
-            lines += _table(["agent", f"P(agent > {name})", "CI"], rows)
+            tables.append(("Probability of improvement", ["agent", f"P(agent > {name})", "CI"], rows))
         rows = []
         for lab, per_task in e["percentiles"].items():
             names = per_task.get("rows", [])
@@ -169,6 +171,26 @@ def markdown(result: dict[str, Any], normalized: bool) -> list[str]:
                     f"{names[i].rsplit(':', 1)[-1] if i < len(names) else i}: {v:.0f}" for i, v in enumerate(values)
                 )
                 rows.append([lab, t, str(e["runs_per_task"][t]), cells])
-        lines += ["Each run's percentile among the published runs of its task (mid-rank: ties count one half):", ""]
-        lines += _table(["agent", "task", "published runs", "percentile of each run"], rows)
+        tables.append(
+            (
+                "Each run's percentile among the published runs of its task (mid-rank: ties count one half)",
+                ["agent", "task", "published runs", "percentile of each run"],
+                rows,
+            )
+        )
+        out.append((f"Published runs: {name}", text, tables))
+    return out
+
+
+def markdown(result: dict[str, Any], normalized: bool) -> list[str]:
+    """Markdown lines of the section (empty when no table has runs)."""
+    from benchgen.results.compare.render import _table
+
+    lines: list[str] = []
+    for title, text, tables in blocks(result, normalized):
+        lines += [f"## {title}", ""]
+        for paragraph in text:
+            lines += [paragraph, ""]
+        for caption, head, rows in tables:
+            lines += [f"{caption}:", ""] + _table(head, rows)
     return lines
