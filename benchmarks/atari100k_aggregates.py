@@ -61,6 +61,7 @@ RUN_TABLES = {
     "atari100k_drq_eps": "DrQ(eps), 100 runs (Agarwal et al. 2021)",
     "atari100k_spr_runs": "SPR, 100 runs (Agarwal et al. 2021)",
     "atari100k_simple_runs": "SimPLe, 5 runs (Agarwal et al. 2021)",
+    "atari100k_bbf_runs": "BBF, 52-60 runs (its released RR8_BBF.csv)",
 }
 #: published agents known by per-game means only (reference table -> label)
 MEAN_TABLES = {
@@ -69,7 +70,7 @@ MEAN_TABLES = {
     "atari100k_curl": "CURL (SPR Table 1)",
     "atari100k_drq": "DrQ (SPR Table 1)",
     "atari100k_spr": "SPR, 10 seeds (SPR Table 1)",
-    "atari100k_bbf": "BBF (BBF appendix)",
+    "atari100k_bbf": "BBF (BBF appendix table)",
 }
 METRICS = ("iqm", "median", "mean", "optimality_gap")
 TITLES = {"iqm": "IQM", "median": "Median", "mean": "Mean", "optimality_gap": "Optimality gap"}
@@ -444,12 +445,14 @@ def page(result: dict, images: list[str], cost: list[str]) -> str:
         "resample and the interval is the point, so the aggregates are also given with the games resampled",
         "(rliable's `task_bootstrap=True`), which says how much the choice of games moves them.",
         "",
-        "Sources. Released per-run scores (Agarwal et al. 2021, `gs://rl-benchmark-data/atari_100k`, via the",
+        "Sources. Released per-run scores: Agarwal et al. 2021 (`gs://rl-benchmark-data/atari_100k`, via the",
         "mirror in eloialonso/iris at 24326aaa; `plugins/atari_saber/data/atari100k_runs_agarwal2021.csv`):",
-        "DrQ(epsilon) and SPR, 100 runs a game, SimPLe 5. **Means only** (no per-run scores reachable): DER,",
-        "OTRainbow, CURL, DrQ and SPR's own 10 seeds (SPR, Schwarzer et al. 2021, Table 1), BBF (its appendix",
-        "table); their aggregates below are those of the per-game means, without intervals. DER's 100 runs",
-        "(Agarwal et al.) were released in the same bucket, which no longer answers; no mirror of them was found.",
+        "DrQ(epsilon) and SPR, 100 runs a game, SimPLe 5; BBF's own release (google-research/google-research at",
+        "5e786838, `bigger_better_faster/scores/RR8_BBF.csv`; `atari100k_runs_bbf2023.csv`), 52-60 runs a game,",
+        "whose means are near but not exactly the paper's table. **Means only** (no per-run scores reachable):",
+        "DER, OTRainbow, CURL, DrQ and SPR's own 10 seeds (SPR, Schwarzer et al. 2021, Table 1), and BBF's",
+        "printed table; their aggregates below are those of the per-game means, without intervals. DER's 100",
+        "runs (Agarwal et al.) were released in the same bucket, which no longer answers; no mirror was found.",
         "",
     ]
     for variant, e in result["agents"].items():

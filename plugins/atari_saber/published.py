@@ -36,8 +36,9 @@ print that the tables let benchgen recompute.
   game (the column "DrQ" of IRIS's Table 1, Micheli et al. 2023): ``atari100k_drq_eps``, which
   carries those 100 runs one by one (``ReferenceScores.runs``, ``data/atari100k_runs_agarwal2021.csv``),
   as do ``atari100k_spr_runs`` (SPR as Agarwal et al. re-ran it, 100 runs a game) and
-  ``atari100k_simple_runs`` (SimPLe, 5 runs a game); DER's, OTRainbow's, CURL's, DrQ's and BBF's
-  tables are means only (their runs are not reachable here). Protocol
+  ``atari100k_simple_runs`` (SimPLe, 5 runs a game), and ``atari100k_bbf_runs`` (BBF's released runs,
+  52-60 a game, ``data/atari100k_runs_bbf2023.csv``); DER's, OTRainbow's, CURL's and DrQ's tables are
+  means only (their runs are not reachable here). Protocol
   ``{"protocol": "atari100k"}``, view ``score`` (the whole episode, which that protocol caps at
   108,000 frames). Their yardstick is ``human_atari100k``
   (``scoring.py``): the human scores with the papers' own random scores.
@@ -362,6 +363,18 @@ def atari100k_tables() -> list[ReferenceScores]:
                 runs={g: list(v) for g, v in runs[agent].items()},
             )
         )
+    out.append(
+        ReferenceScores(
+            name="atari100k_bbf_runs",
+            scores={g: sum(v) / len(v) for g, v in runs["bbf"].items()},
+            description=f"{BBF2023}: BBF, replay ratio 8, the runs its authors released (52-60 a game; their "
+            f"means are not exactly the paper's table, atari100k_bbf); {_ATARI100K_WHAT}",
+            source=f"{BBF2023}, released per-run scores (google-research/google-research at 5e786838, "
+            "bigger_better_faster/scores/RR8_BBF.csv)",
+            protocol=dict(ATARI100K_PROTOCOL),
+            runs={g: list(v) for g, v in runs["bbf"].items()},
+        )
+    )
     return out
 
 

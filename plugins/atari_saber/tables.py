@@ -293,6 +293,8 @@ ATARI100K_TABLE_CSV = {
 }
 ATARI100K_AGGREGATES_CSV = DATA / "atari100k_printed_aggregates.csv"
 ATARI100K_RUNS_CSV = DATA / "atari100k_runs_agarwal2021.csv"
+#: per-run Atari 100K scores: Agarwal et al. 2021's released runs, then BBF's
+ATARI100K_RUNS_CSVS = (ATARI100K_RUNS_CSV, DATA / "atari100k_runs_bbf2023.csv")
 
 
 def _commented_rows(path: Path) -> list[dict[str, str]]:
@@ -334,18 +336,20 @@ def atari100k_table(name: str) -> dict[str, dict[str, float]]:
 
 @cache
 def atari100k_runs() -> dict[str, dict[str, tuple[float, ...]]]:
-    """Agarwal et al. 2021's released per-run Atari 100K scores (``atari100k_runs_agarwal2021.csv``):
-    agent (``drq_eps``, ``spr``, ``simple``) -> game -> each run's score, in the file's run order."""
+    """The released per-run Atari 100K scores: agent -> game -> each run's score, in the file's run
+    order. Agarwal et al. 2021's (``atari100k_runs_agarwal2021.csv``: ``drq_eps``, ``spr``,
+    ``simple``) and BBF's (``atari100k_runs_bbf2023.csv``: ``bbf``)."""
     runs: dict[str, dict[str, list[float]]] = {}
-    for row in _commented_rows(ATARI100K_RUNS_CSV):
-        value = float(row["score"])
-        if not math.isfinite(value):
-            raise ValueError(f"{ATARI100K_RUNS_CSV}: {row['agent']} {row['game']} run {row['run']} is {row['score']}")
-        games = runs.setdefault(row["agent"].strip(), {})
-        scores = games.setdefault(row["game"].strip(), [])
-        if int(row["run"]) != len(scores):
-            raise ValueError(f"{ATARI100K_RUNS_CSV}: {row['agent']} {row['game']}: run {row['run']} out of order")
-        scores.append(value)
+    for path in ATARI100K_RUNS_CSVS:
+        for row in _commented_rows(path):
+            value = float(row["score"])
+            if not math.isfinite(value):
+                raise ValueError(f"{path}: {row['agent']} {row['game']} run {row['run']} is {row['score']}")
+            games = runs.setdefault(row["agent"].strip(), {})
+            scores = games.setdefault(row["game"].strip(), [])
+            if int(row["run"]) != len(scores):
+                raise ValueError(f"{path}: {row['agent']} {row['game']}: run {row['run']} out of order")
+            scores.append(value)
     return {agent: {g: tuple(v) for g, v in games.items()} for agent, games in runs.items()}
 
 

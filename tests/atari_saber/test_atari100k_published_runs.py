@@ -45,7 +45,7 @@ def _normalized(runs: dict[str, tuple[float, ...]]) -> np.ndarray:
 
 def test_the_released_runs_are_the_sources_numbers():
     rh = tables.atari100k_random_human()
-    assert {a: (len(g), {len(v) for v in g.values()}) for a, g in RUNS.items()} == {
+    assert {a: (len(g), {len(v) for v in g.values()}) for a, g in RUNS.items() if a != "bbf"} == {
         "drq_eps": (26, {100}),
         "spr": (26, {100}),
         "simple": (26, {5}),
@@ -71,6 +71,22 @@ def test_drq_eps_runs_give_the_published_means_and_iris_table_1s_aggregates():
     assert {g: sum(s == 0 for s in RUNS["drq_eps"][g]) for g in zero} == {g: int(n) for g, n in zero.items()}
 
 
+def test_bbf_runs_are_the_released_files_and_near_the_papers_table():
+    bbf = RUNS["bbf"]
+    # RR8_BBF.csv (google-research 5e786838): 20 runs a game, then 40 with some games' rows absent
+    short = {"alien": 56, "assault": 56, "asterix": 56, "bank_heist": 52, "breakout": 56, "demon_attack": 56}
+    short |= {"frostbite": 56, "hero": 52, "kangaroo": 56, "krull": 56, "pong": 56}
+    assert {g: len(v) for g, v in bbf.items()} == {g: short.get(g, 60) for g in tables.atari100k_random_human()}
+    assert bbf["alien"][:2] == (1032.5, 1428.1) and bbf["up_n_down"][-1] == 8606.7  # the file's first and last
+    assert math.fsum(math.fsum(v) for v in bbf.values()) == pytest.approx(12411565.03, abs=0.005)  # as transcribed
+    table = tables.atari100k_table("bbf2023")["bbf"]
+    for game, runs in bbf.items():  # the paper's table averages other runs: within 14% a game
+        assert sum(runs) / len(runs) == pytest.approx(table[game], rel=0.14)
+    rh = tables.atari100k_random_human()
+    norm = [(sum(v) / len(v) - rh[g][0]) / (rh[g][1] - rh[g][0]) for g, v in bbf.items()]
+    assert np.mean(norm) == pytest.approx(2.2380, abs=1e-4) and np.median(norm) == pytest.approx(0.8799, abs=1e-4)
+
+
 def test_simple_runs_are_spr_table_1s_simple_where_spr_prints_them():
     spr = tables.atari100k_table("spr2021")["simple"]
     same = [g for g, v in RUNS["simple"].items() if abs(sum(v) / 5 - spr[g]) <= 0.05]
@@ -86,7 +102,9 @@ def test_tables_carry_their_runs():
         assert "Agarwal et al. 2021" in table.source and table.protocol == {"protocol": "atari100k"}
         _check_reference(AtariSaberSuite(), table)
     assert not REFS["atari100k_der"].runs  # means only
-    assert {"atari100k_spr_runs", "atari100k_simple_runs"} <= set(get_registry().reference_scores(AtariSaberSuite()))
+    names = {"atari100k_spr_runs", "atari100k_simple_runs", "atari100k_bbf_runs"}
+    assert names <= set(get_registry().reference_scores(AtariSaberSuite()))
+    _check_reference(AtariSaberSuite(), REFS["atari100k_bbf_runs"])
 
 
 # --- benchgen compare: each run among the published runs ---------------------------------------------
@@ -113,7 +131,7 @@ def test_compare_places_each_run_among_the_published_runs(tmp_path):
     games = _atari100k_run(tmp_path)
     result = build_comparison([tmp_path], reps=50, curve_points=2)
     section = result["published_runs"]
-    assert {"atari100k_drq_eps", "atari100k_spr_runs", "atari100k_simple_runs"} <= set(section)
+    assert {"atari100k_drq_eps", "atari100k_spr_runs", "atari100k_simple_runs", "atari100k_bbf_runs"} <= set(section)
     assert "atari100k_der" not in section  # means only
     drq = section["atari100k_drq_eps"]
     assert drq["runs_per_task"] == {g: 100 for g in games} and drq["matrix_runs"] == 100

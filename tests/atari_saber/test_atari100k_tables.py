@@ -25,6 +25,7 @@ GAMES = [
 ]  # fmt: skip
 NAMES = ["atari100k_simple", "atari100k_der", "atari100k_otrainbow", "atari100k_curl", "atari100k_drq"]
 NAMES += ["atari100k_spr", "atari100k_bbf", "atari100k_drq_eps", "atari100k_spr_runs", "atari100k_simple_runs"]
+NAMES += ["atari100k_bbf_runs"]
 TABLES = {t.name: t for t in published.atari100k_tables()}
 AGGREGATES = published.atari100k_aggregates()
 
