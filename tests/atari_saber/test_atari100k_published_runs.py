@@ -157,6 +157,23 @@ def test_compare_places_each_run_among_the_published_runs(tmp_path):
     assert "<h2>Published runs: atari100k_drq_eps</h2>" in page and 'id="published-runs-0-2"' in page
 
 
+def test_runs_of_another_protocol_are_not_placed_among_them(tmp_path):
+    reg = get_registry()
+    if "atari_saber" not in reg.suites:
+        pytest.skip("the atari_saber plugin is not installed")
+    make_run(
+        tmp_path / "dqn",
+        "dqn",
+        {s: {"alien": [700.0 + s]} for s in (0, 1)},
+        budget=400_000,
+        protocol={"suite": "atari_saber", "protocol": "saber", "sticky_action_probability": 0.25},
+        suite="atari_saber",
+    )
+    result = build_comparison([tmp_path], reps=20, curve_points=2)
+    assert result["published_runs"] == {}
+    assert any("published runs not placed" in n and "atari100k_drq_eps" in n for n in result["notes"])
+
+
 def test_compare_without_references_has_no_published_runs(tmp_path):
     _atari100k_run(tmp_path)
     result = build_comparison([tmp_path], reps=20, curve_points=2, show_references=False)

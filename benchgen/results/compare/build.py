@@ -272,12 +272,13 @@ def build_comparison(
     result["welch"] = [_welch_pair(raw, a, b, tasks, view, alpha) for a, b in pairs]
 
     shown_tables = {**(plugin_tables if show_references else {}), **user_tables}
-    published = published_runs.gather(  # tables whose runs were released one by one (final scores only)
-        {n: t for n, t in shown_tables.items() if n in result["references"] and not t.by_checkpoint},
-        tasks,
-        agg_tasks,
-        norm,
-    )
+    with_runs = {n: t for n, t in shown_tables.items() if n in result["references"] and t.runs and not t.by_checkpoint}
+    placed, elsewhere = published_runs.same_protocol(with_runs, [r.record.protocol or {} for r in runs])
+    if elsewhere:
+        notes.append(
+            f"published runs not placed (measured under another protocol than the runs'): {', '.join(elsewhere)}"
+        )
+    published = published_runs.gather(placed, tasks, agg_tasks, norm)  # runs released one by one (final scores)
     taus = stats.tau_grid(
         list(normalized.values())
         + [np.array([[r["normalized"].get(t, np.nan) for t in agg_tasks]]) for r in result["references"].values()]

@@ -41,6 +41,19 @@ class PublishedRuns:
     """(k x len(tasks)) normalized scores, k = the fewest runs on any of ``tasks``"""
 
 
+def same_protocol(tables: dict, protocols: list[dict]) -> tuple[dict, list[str]]:
+    """The tables whose ``protocol`` values every run recorded alike (a table's runs are placed only
+    among runs of the protocol they were measured under: Atari 100K's runs beside a 200M-frame
+    SABER run would say nothing), and the names of the others."""
+    placed, elsewhere = {}, []
+    for name, table in tables.items():
+        if all(all(p.get(k) == v for k, v in table.protocol.items()) for p in protocols):
+            placed[name] = table
+        else:
+            elsewhere.append(name)
+    return placed, elsewhere
+
+
 def gather(tables: dict, tasks: list[str], agg_tasks: list[str], norm) -> dict[str, PublishedRuns]:
     """The tables with per-run scores on any compared task, their runs normalized like the agents'."""
     out = {}
