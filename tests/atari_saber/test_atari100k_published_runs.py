@@ -228,3 +228,23 @@ def test_published_runs_aggregates_over_all_games():
     drq = script.intervals(script.normalized_matrix(refs["atari100k_drq_eps"].runs, games, yardstick), reps=200)
     assert drq["mean"][0] == pytest.approx(0.4647, abs=1e-4) and drq["median"][0] == pytest.approx(0.3129, abs=1e-4)
     assert drq["iqm"][1] < drq["iqm"][0] < drq["iqm"][2]
+
+
+# --- the results page and the cost -------------------------------------------------------------------
+
+
+def test_wall_times_count_pauses_apart():
+    script = _script()
+    rows = [{"phase": "train", "wall_time": str(t)} for t in (0, 60, 120, 120 + 3600)]
+    rows += [{"phase": "train_eval", "wall_time": str(3900)}]
+    w = script.wall_times(rows)
+    assert w == {"train": pytest.approx(62.0), "whole": pytest.approx(65.0), "gaps": pytest.approx(60.0)}
+
+
+def test_results_page_prints_from_the_committed_episodes(capsys):
+    _script().main(["--print", "--reps", "20", "--draws", "20"])
+    page = capsys.readouterr().out
+    for heading in ("## benchgen DER:", "## benchgen DrQ(eps):", "## Cost: measured wall time", "## Files"):
+        assert heading in page
+    assert "BBF, 52-60 runs" in page and "DER (SPR Table 1), same games, means only" in page
+    assert "percentile among DrQ(eps)" in page and "training / planned" in page
