@@ -43,8 +43,8 @@ class PublishedRuns:
 
 def same_protocol(tables: dict, protocols: list[dict]) -> tuple[dict, list[str]]:
     """The tables whose ``protocol`` values every run recorded alike (a table's runs are placed only
-    among runs of the protocol they were measured under: Atari 100K's runs beside a 200M-frame
-    SABER run would say nothing), and the names of the others."""
+    among runs of the protocol they were measured under: runs of a short-budget protocol say
+    nothing about a run of a long one), and the names of the others."""
     placed, elsewhere = {}, []
     for name, table in tables.items():
         if all(all(p.get(k) == v for k, v in table.protocol.items()) for p in protocols):
