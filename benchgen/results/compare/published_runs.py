@@ -158,7 +158,7 @@ def blocks(
         ]
         tables = []
         if e["aggregates"]:
-            head = ["", *e["aggregates"]]
+            head = ["", *(stats.METRIC_TITLES.get(m, m) for m in e["aggregates"])]
             rows = [
                 [f"{name} ({e['matrix_runs']} runs a task)"]
                 + [fmt_estimate(v, normalized) for v in e["aggregates"].values()]
