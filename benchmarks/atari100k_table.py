@@ -86,6 +86,18 @@ def main(argv: list[str] | None = None) -> None:
             f"{human.scores[game]:,.1f} | {norm(game, ours):.3f} | {norm(game, published):.3f} |"
         )
     print()
+    for variant in by_variant:
+        if variant in PUBLISHED and variant != "random":
+            table = refs[PUBLISHED[variant]]
+            counts = sorted({len(v) for v in table.runs.values()})
+            kind = (
+                f"its {'-'.join(map(str, (counts[0], counts[-1]) if len(counts) > 1 else counts))} runs a game are "
+                "public and shipped (benchmarks/atari100k_aggregates.py places each run among them)"
+                if table.runs
+                else "means only: no per-run scores reachable here"
+            )
+            print(f"Source of the published {variant} column: {table.source}; {kind}.")
+    print()
     for variant, games in by_variant.items():
         if variant == "random":
             continue
