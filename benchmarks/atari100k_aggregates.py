@@ -581,7 +581,8 @@ def cost_lines(result: dict, since: str = SINCE) -> tuple[list[str], dict]:
             whole = float(np.median([w["whole"] for w in clean]))
             summary[variant] = {"planned": planned, "train_median": train, "whole_median": whole, "n": len(clean)}
             lines += [
-                f"Over the {len(clean)} runs started since {since} UTC (the planner's speeds) without a pause: "
+                f"Over the {len(clean)} run{'s' if len(clean) > 1 else ''} started since {since} UTC (the planner's "
+                "speeds) without a pause: "
                 f"median training {train:.1f} min "
                 f"({train / planned:.2f} of the planned {planned:.0f}), median whole run {whole:.1f} min "
                 f"({whole / planned:.2f} of it: the plan counts training only).",
