@@ -353,7 +353,10 @@ def build(results: Path, reps: int, draws: int) -> dict:
 def poi(x: np.ndarray, y: np.ndarray, reps: int, seed: int = 0) -> tuple:
     """P(X > Y) (rliable's probability of improvement) with its stratified independent bootstrap interval."""
     func = lambda a, b: np.array([metrics.probability_of_improvement(a, b)])  # noqa: E731
-    points, cis = rly.get_interval_estimates({"x": [x, y]}, func, reps=reps, random_state=np.random.RandomState(seed))
+    with seeded(seed, "poi"):  # rliable draws part of the resampling from numpy's global generator
+        points, cis = rly.get_interval_estimates(
+            {"x": [x, y]}, func, reps=reps, random_state=np.random.RandomState(seed)
+        )
     return float(points["x"][0]), float(cis["x"][0, 0]), float(cis["x"][1, 0])
 
 
