@@ -176,7 +176,7 @@ class PPOConfig:
             raise ValueError("normalize_gamma must lie in [0, 1] (or None: gamma)")
         if (self.normalize or self.normalize_reward) and (self.workers or self.virtual_workers):
             raise ValueError(
-                "normalize and normalize_reward (VecNormalize) are not carried by data-parallel workers; set them false, or "
+                "normalize and normalize_reward (VecNormalize) are not carried by data-parallel workers; set normalize_reward=false and normalize=false, or "
                 "workers=0 and virtual_workers=0"
             )
         if not self.rollout_memory_gib >= 0:
