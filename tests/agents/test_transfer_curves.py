@@ -305,7 +305,7 @@ def test_rows_score_training_episodes_by_the_suites_rule(tmp_path, monkeypatch):
         ]  # fmt: skip
         if unit.learn:  # an evaluation round: not a training episode
             records.append(dict(records[-1], episode=len(values), score=1e6, phase=unit.phase + "_eval"))
-        store.record_episodes(unit, records, 8 * len(records))
+        store.record_episodes(unit, records, 8 * len(values))  # an evaluation round adds no training frames
         store.set_init_checkpoint([uid], at[6008] if "transfer" in uid else at[BUDGET])
         store.update_unit(uid, status="done")
     try:

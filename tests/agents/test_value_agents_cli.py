@@ -12,7 +12,7 @@ CASES = [
     ("rainbow", ["v_min=5", "v_max=5"], "v_min (5.0) must be less than v_max (5.0)"),
     ("rainbow", ["v_min=10", "v_max=-10"], "v_min (10.0) must be less than v_max (-10.0)"),
     ("rainbow", ["num_atoms=1"], "num_atoms must be an integer of at least 2"),
-    ("rainbow", ["v_max=inf"], "v_max must be a finite number"),
+    ("rainbow", ["v_max=inf"], "v_max (rainbow config) must be a finite number"),
     ("dqn", ["epsilon_end=1.5"], "epsilon_end must be in [0, 1], not 1.5"),
     ("dqn", ["epsilon_start=-0.1"], "epsilon_start must be in [0, 1], not -0.1"),
 ]

@@ -128,9 +128,8 @@ def to_html(result: dict, images: list[Path] = ()) -> str:
         body.append(_table("probability-of-improvement", *render.improvement_table(result)))
         if "probability_of_improvement.png" in by_name:
             body.append(_image(by_name.pop("probability_of_improvement.png")))
-    from benchgen.results.compare.published_runs import blocks as published_runs_blocks
 
-    for i, (title, text, tables) in enumerate(published_runs_blocks(result, norm)):
+    for i, (title, text, tables) in enumerate(render.published_runs_blocks(result, norm)):
         body.append(f"<h2>{_e(title)}</h2>")
         body += [f'<p class="note">{_md_inline(paragraph)}</p>' for paragraph in text]
         for j, (caption, head, rows) in enumerate(tables):

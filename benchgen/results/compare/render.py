@@ -234,8 +234,6 @@ def to_markdown(result: dict, images: list[str] = ()) -> str:
     if result["probability_of_improvement"]:
         out += ["## Probability of improvement", ""]
         out += _table(*improvement_table(result))
-    from benchgen.results.compare.published_runs import markdown as published_runs_markdown
-
     out += published_runs_markdown(result, norm)
     if norm and class_rows(result):
         out += ["## Score classes (SABER)", ""]
@@ -299,3 +297,74 @@ def summary(result: dict, out_dir=None) -> str:
     if out_dir is not None:
         lines.append(f"comparison: {out_dir}/compare.md, compare.json, compare.html")
     return "\n".join(lines)
+
+
+# -- the published-runs section (benchgen.results.compare.published_runs gathers it) ----------------
+def published_runs_blocks(
+    result: dict[str, Any], normalized: bool
+) -> list[tuple[str, list[str], list[tuple[str, list[str], list[list[str]]]]]]:
+    """The section as (title, paragraphs, [(caption, head, rows)]) per table, for the markdown and
+    the HTML page alike (empty when no table has runs)."""
+    out = []
+    for name, e in (result.get("published_runs") or {}).items():
+        n = sorted(set(e["runs_per_task"].values()))
+        count = f"{n[0]}-{n[-1]}" if len(n) > 1 else str(n[0])
+        text = [
+            f"{e['description']} ({e['source']}).",
+            f"{count} published runs a task on {len(e['runs_per_task'])} of the compared tasks"
+            + (
+                f"; the aggregates' matrix uses the first {e['matrix_runs']} of each task's"
+                if len(n) > 1 and e["aggregates"]
+                else ""
+            )
+            + ".",
+        ]
+        tables = []
+        if e["aggregates"]:
+            head = ["", *(METRIC_TITLES.get(m, m) for m in e["aggregates"])]
+            rows = [
+                [f"{name} ({e['matrix_runs']} runs a task)"]
+                + [fmt_estimate(v, normalized) for v in e["aggregates"].values()]
+            ]
+            for lab, aggs in e["agents_on_these_tasks"].items():
+                rows.append(
+                    [f"{lab}, same {len(e['aggregate_tasks'])} tasks"]
+                    + [fmt_estimate(v, normalized) for v in aggs.values()]
+                )
+            tables.append(("Aggregates", head, rows))
+            rows = [
+                [lab, f"{v['value']:.3f}", "-" if v["ci_low"] is None else f"[{v['ci_low']:.3f}, {v['ci_high']:.3f}]"]
+                for lab, v in e["improvement"].items()
+            ]
+            tables.append(("Probability of improvement", ["agent", f"P(agent > {name})", "CI"], rows))
+        rows = []
+        for lab, per_task in e["percentiles"].items():
+            names = per_task.get("rows", [])
+            for t, values in per_task.items():
+                if t == "rows":
+                    continue
+                cells = ", ".join(
+                    f"{names[i].rsplit(':', 1)[-1] if i < len(names) else i}: {v:.0f}" for i, v in enumerate(values)
+                )
+                rows.append([lab, t, str(e["runs_per_task"][t]), cells])
+        tables.append(
+            (
+                "Each run's percentile among the published runs of its task (mid-rank: ties count one half)",
+                ["agent", "task", "published runs", "percentile of each run"],
+                rows,
+            )
+        )
+        out.append((f"Published runs: {name}", text, tables))
+    return out
+
+
+def published_runs_markdown(result: dict[str, Any], normalized: bool) -> list[str]:
+    """Markdown lines of the section (empty when no table has runs)."""
+    lines: list[str] = []
+    for title, text, tables in published_runs_blocks(result, normalized):
+        lines += [f"## {title}", ""]
+        for paragraph in text:
+            lines += [paragraph, ""]
+        for caption, head, rows in tables:
+            lines += [f"{caption}:", ""] + _table(head, rows)
+    return lines
