@@ -57,11 +57,11 @@ def test_ppo_on_procgen_takes_the_papers_settings_and_runs_saves_and_is_evaluate
         assert setting in plan.stdout, setting
     assert "1 unit x 25,000,000 timesteps" in plan.stdout
     out = tmp_path / "r"
-    quick = tmp_path / "quick.yaml"  # test rounds of 2 episodes (coinrun's last up to 1,000 steps)
-    quick.write_text("base: easy200\nevaluation_episodes: 2\n")
+    quick = tmp_path / "quick.yaml"  # test rounds of 1 episode (maze's last up to 500 steps)
+    quick.write_text("base: easy200\nevaluation_episodes: 1\n")
     args = (
         "--tasks",
-        "coinrun",
+        "maze",
         "--timesteps",
         "1024",
         "--num-envs",
