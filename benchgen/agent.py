@@ -247,6 +247,16 @@ class AgentSpec:
     than this machine has CPUs) and returns lines the run's plan shows (e.g. that a fallback is
     not the paper's setup). None: nothing to check."""
 
+    vector_width: Callable[[Any, int, int, bool], int | None] | None = None
+    """``vector_width(config, num_envs, tasks, fine_tuning)``: the sub-environments a learning unit
+    of this agent steps at once when that is not the unit's own count, e.g. all data-parallel
+    workers' together (``num_envs`` each, or one per task); None from the call or no function:
+    the unit's own. The plan and the unit's planned frames use it, so a run says what plays."""
+    round_steps: Callable[[Any, int], int] | None = None
+    """``round_steps(config, width)``: agent steps a learning unit of this agent plays between two
+    updates when it steps ``width`` sub-environments (PPO: its rollout, ``n_steps`` x width); a
+    unit whose budget is shorter never updates, and the plan says so. None: no such round."""
+
     def __post_init__(self) -> None:
         self.algorithm = self.algorithm or self.name
         if self.variants:  # a plugin author's mistake: say so at registration, not in a user's run

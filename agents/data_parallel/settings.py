@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from typing import Any
 
@@ -70,3 +71,19 @@ def _rollouts(config: Any, virtual: int) -> str:
         f"; rollouts of {virtual} x {config.n_steps} steps per round kept in memory up to "
         f"rollout_memory_gib={memory:g} per process, beyond it memory-mapped under the unit's directory"
     )
+
+
+def data_parallel_width(config: Any, num_envs: int, tasks: int, fine_tuning: bool) -> int | None:
+    """``AgentSpec.vector_width`` of an agent with ``workers`` and ``envs_per_worker`` settings (and,
+    for one that accumulates gradients, ``virtual_workers``): every worker's sub-environments
+    together (``envs_per_worker`` each, else one per task for virtual workers, the unit's own for
+    processes); None for one process, and for fine-tuning units, which always run as one."""
+    if fine_tuning:
+        return None
+    virtual = int(getattr(config, "virtual_workers", 0) or 0)
+    workers = int(getattr(config, "workers", 0) or 0)
+    if virtual:
+        return virtual * int(config.envs_per_worker or max(1, math.ceil(tasks / virtual)))
+    if workers > 1:
+        return workers * int(config.envs_per_worker or num_envs)
+    return None

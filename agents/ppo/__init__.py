@@ -8,6 +8,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
 from benchgen_agents.ppo.config import PPOConfig
@@ -24,6 +27,21 @@ def make_agent(config: PPOConfig, environment: AgentEnvironment):
     return PPOAgent(config, environment)
 
 
+def vector_width(config: PPOConfig, num_envs: int, tasks: int, fine_tuning: bool) -> int | None:
+    """``AgentSpec.vector_width``: with data-parallel (or virtual) workers, all of theirs together,
+    ``envs_per_worker`` each or the unit's tasks spread over them (``data_parallel.envs_per_worker``);
+    None for one PPO (fine-tuning units always run as one)."""
+    total = config.virtual_workers or config.workers
+    if fine_tuning or not total:
+        return None
+    return total * (config.envs_per_worker or max(1, math.ceil(tasks / total)))
+
+
+def round_steps(config: Any, width: int) -> int:
+    """``AgentSpec.round_steps``: a rollout of ``n_steps`` on every sub-environment precedes each update."""
+    return int(config.n_steps) * int(width)
+
+
 SPECS = [
     AgentSpec(
         name="ppo",
@@ -32,6 +50,8 @@ SPECS = [
         description="PPO (stable-baselines3): Nature-CNN actor-critic; RL Zoo Atari / Sonic-paper settings",
         default_num_envs=DEFAULT_NUM_ENVS,
         check_config=WorkerSettingsCheck("ppo"),
+        vector_width=vector_width,
+        round_steps=round_steps,
     )
 ]
 

@@ -8,7 +8,7 @@ built, so ``benchgen list`` stays fast.
 from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
-from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
+from benchgen_agents.data_parallel.settings import WorkerSettingsCheck, data_parallel_width
 from benchgen_agents.rainbow.config import VARIANTS, RainbowConfig
 
 
@@ -27,6 +27,7 @@ SPECS = [
         description="Rainbow (Hessel et al. 2018): C51 head, dueling noisy nets, double Q, 3-step PER replay",
         default_num_envs=1,
         check_config=WorkerSettingsCheck("rainbow"),
+        vector_width=data_parallel_width,
         variants=VARIANTS,  # paper (the defaults) and der (Data-Efficient Rainbow, Atari 100K): see config.py
     )
 ]

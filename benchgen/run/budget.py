@@ -25,9 +25,10 @@ def vector_width(r, unit: Unit) -> int:
     """The sub-environments a learning unit of run ``r`` steps at once (all data-parallel workers'
     together)."""
     num_envs = r.num_envs_for(unit.tasks)
-    workers = int(getattr(r.agent_config, "workers", 1) or 1)
-    if workers > 1:
-        return workers * int(getattr(r.agent_config, "envs_per_worker", num_envs) or num_envs)
+    if r.spec.vector_width is not None:  # what the agent declares it steps (data-parallel workers)
+        declared = r.spec.vector_width(r.agent_config, num_envs, len(unit.tasks), unit.phase == "finetune")
+        if declared is not None:
+            return int(declared)
     if r.spec.joint and r.run.task_sampling == "episode":
         return num_envs  # one-task slots that draw a new task every episode
     return max(num_envs, len(unit.tasks)) if len(unit.tasks) > 1 else num_envs
@@ -56,7 +57,9 @@ def planned_frames(r, unit: Unit) -> int:
 
 def describe_vector_steps(r, units: list[Unit]) -> list[str]:
     """Plan lines, one per learning phase and budget that is not a whole number of vector steps:
-    what each unit will run instead and the nearest budgets that run exactly what they say."""
+    what each unit will run instead and the nearest budgets that run exactly what they say; and a
+    warning per learning phase whose budget is below one of the agent's learning rounds
+    (``AgentSpec.round_steps``)."""
     fps = int(r.suite.frames_per_step)
     unit_name = r.suite.budget_unit
     seen, lines = set(), []
@@ -66,6 +69,15 @@ def describe_vector_steps(r, units: list[Unit]) -> list[str]:
         width = vector_width(r, u)
         key = (u.phase, u.budget_frames, width)
         ran = frames_run(u.budget_frames, width, fps)
+        if r.spec.round_steps is not None and (u.phase, "round") not in seen:
+            round_steps = int(r.spec.round_steps(r.agent_config, width))
+            if frames_to_steps(u.budget_frames, fps) < round_steps:
+                seen.add((u.phase, "round"))
+                lines.append(
+                    f"  warning: each {u.phase} unit's budget ({frames_to_steps(u.budget_frames, fps):,} agent steps) "
+                    f"is below one learning round of {r.spec.name} ({round_steps:,} agent steps over {width} "
+                    "sub-environments): it will never update; raise the budget or shorten the round"
+                )
         if key in seen or ran == u.budget_frames:
             continue
         seen.add(key)

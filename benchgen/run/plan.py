@@ -35,7 +35,7 @@ from benchgen.results.record import RunRecord
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
 from benchgen.run.agent_settings import describe_sources, resolve_agent_settings
-from benchgen.run.budget import describe_vector_steps, planned_frames
+from benchgen.run.budget import describe_vector_steps, planned_frames, vector_width
 from benchgen.run.cost import describe_cost
 from benchgen.run.resolved import ResolvedRun
 from benchgen.suite import Split, Suite
@@ -322,6 +322,9 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         shown = " / ".join(f"{b:,}" for b in budgets)
         tasks = sorted({t for u in members for t in u.tasks})
         what = f"{len(tasks)} task{'s' * (len(tasks) != 1)}"
+        widths = sorted({vector_width(r, u) for u in members if u.learn})
+        if widths and widths != [r.num_envs_for(members[0].tasks)]:  # all the agent's workers', say so
+            what += f"; {' / '.join(f'{w:,}' for w in widths)} sub-environments stepped at once"
         cap = " at most" if phase in NOT_LEARNING else ""
         if phase in FINE_TUNING:
             what += f"; {finetune_budget_rule(r)}"
