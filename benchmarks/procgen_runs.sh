@@ -10,6 +10,13 @@
 #
 #   benchmarks/procgen_runs.sh             # all of them, in order (one core: run it as one lane)
 #   benchmarks/procgen_runs.sh remaining   # the runs not yet exported
+#   benchmarks/procgen_runs.sh park        # after stopping the lane: keep its unfinished run for the next session
+#
+# A run here outlasts a session (2M steps take several), and a session's checkout starts without the
+# ignored runs/ folder. So before a session ends, stop the lane (kill -TERM the benchgen process: it
+# saves a checkpoint and exits) and park it: its record, store and checkpoints are copied into
+# benchmarks/parked/procgen/ (committed, about 8 MB a run); the next `benchmarks/procgen_runs.sh`
+# copies a parked run back into runs/ and resumes it.
 #
 # The CNN runs in bfloat16 (precision=bfloat16: about 4x float32's speed on this CPU, the heads and
 # losses float32); one torch thread, the package stepping its games in the same thread.
@@ -17,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${PROCGEN_RUNS:-runs/procgen}
 RESULTS=benchmarks/results/procgen
+PARKED=benchmarks/parked/procgen
 mkdir -p "$OUT" "$RESULTS"
 . benchmarks/run_or_resume.sh
 
@@ -31,6 +39,9 @@ ppo starpilot 1000000"
 
 one() {  # one AGENT GAME STEPS
   local agent=$1 game=$2 steps=$3 dir="$OUT/$1-$2-seed0" csv="$RESULTS/$1-$2-seed0.csv"
+  if [ ! -f "$csv" ] && [ ! -e "$dir" ] && [ -f "$PARKED/$1-$2-seed0/run.json" ]; then
+    cp -r "$PARKED/$1-$2-seed0" "$dir"  # a run parked by an earlier session: resumed below
+  fi
   if [ "$agent" = ppo ]; then
     run_or_resume "$dir" "$csv" procgen ppo --tasks "$game" --seeds 0 --timesteps "$steps" \
       --checkpoints "$(every 250000 "$steps")" --set precision=bfloat16 --set torch_threads=1
@@ -48,7 +59,22 @@ main() {
         [ -f "$RESULTS/$agent-$game-seed0.csv" ] || echo "$agent $game $steps"
       done <<<"$RUNS"
       ;;
-    *) echo "usage: benchmarks/procgen_runs.sh [all|remaining]" >&2; exit 2 ;;
+    park)
+      for dir in "$OUT"/*-seed0; do
+        [ -f "$dir/run.json" ] || continue
+        name=$(basename "$dir")
+        [ -f "$RESULTS/$name.csv" ] && { rm -rf "${PARKED:?}/$name"; continue; }  # finished: exported
+        if fuser -s "$dir/results.sqlite" 2>/dev/null; then echo "$name is still running: stop it first" >&2; exit 1; fi
+        rm -rf "${PARKED:?}/$name" && mkdir -p "$PARKED/$name"
+        cp "$dir/run.json" "$PARKED/$name/"
+        # the store as one file (its write-ahead log folded in), then the units' checkpoints
+        python -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
+          "$dir/results.sqlite" "$PARKED/$name/results.sqlite"
+        cp -r "$dir/units" "$PARKED/$name/"
+        echo "parked $name: $(du -sh "$PARKED/$name" | cut -f1)"
+      done
+      ;;
+    *) echo "usage: benchmarks/procgen_runs.sh [all|remaining|park]" >&2; exit 2 ;;
   esac
 }
 
