@@ -121,13 +121,16 @@ def add_clock_argument(parser) -> None:
 
 
 def matmul_rate(
-    shapes=MATMUL_SHAPES, reps: int = 4, timer: Callable[[], float] = time.perf_counter
+    shapes=MATMUL_SHAPES,
+    reps: int = 4,
+    timer: Callable[[], float] = time.perf_counter,
+    dtype: torch.dtype = torch.float32,
 ) -> tuple[float, tuple[int, int, int]]:
-    """Best float32 ``torch.mm`` FLOP/s over ``shapes`` (best of ``reps`` each, current torch
-    threads) and the shape that reached it."""
+    """Best ``torch.mm`` FLOP/s in ``dtype`` (float32 unless said) over ``shapes`` (best of ``reps``
+    each, current torch threads) and the shape that reached it."""
     best, best_shape = 0.0, shapes[0]
     for m, k, n in shapes:
-        a, b, out = torch.randn(m, k), torch.randn(k, n), torch.empty(m, n)
+        a, b, out = torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype), torch.empty(m, n, dtype=dtype)
         torch.mm(a, b, out=out)  # warm-up: pages and MKL's first-call setup
         fastest = float("inf")
         for _ in range(reps):

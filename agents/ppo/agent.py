@@ -53,6 +53,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecTransposeImage
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
+from benchgen_agents.ppo.chunked import ChunkedPPO
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.impala_cnn import ImpalaCNN
 from benchgen_agents.ppo.normalization import RunningStats
@@ -65,6 +66,8 @@ STATE_FILE = "ppo_agent.json"
 LEGACY_MODEL_FILE = "ppo.zip"
 #: ``format`` in STATE_FILE: 2 is ``ppo.pt`` + JSON (1 was SB3's zip, whose JSON had no such key)
 FORMAT = 2
+#: samples per forward/backward pass of a minibatch on the CPU (``PPOConfig.update_chunk`` None)
+CPU_UPDATE_CHUNK = 256
 #: the Nature CNN's three convolutions need at least 36x36 pixels
 MIN_CNN_SIZE = 36
 #: PPOConfig fields passed to SB3's PPO under the same name and unchanged
@@ -195,6 +198,12 @@ class PPOAgent(Agent):
             **{name: getattr(c, name) for name in SB3_SETTINGS},
         }
 
+    def _update_chunk(self) -> int:
+        """Samples per forward/backward pass of a minibatch (``PPOConfig.update_chunk``; 0: all of it)."""
+        if self.config.update_chunk is not None:
+            return self.config.update_chunk
+        return CPU_UPDATE_CHUNK if get_device(self.config.device).type == "cpu" else 0
+
     def _features_dim(self) -> int | None:
         return self.config.features_dim if self.policy != "MlpPolicy" else None
 
@@ -252,13 +261,14 @@ class PPOAgent(Agent):
         # A new model for vec: SB3 sizes the rollout buffer by vec's number of sub-environments.
         # Its settings are *this* unit's config (a fine-tuning config); the weights and Adam
         # state come from the loaded (or previous) policy.
-        model = PPO(
+        model = ChunkedPPO(
             self._sb3_policy,
             vec,
             policy_kwargs=self._policy_kwargs(),
             device=self.config.device,
             seed=None,
             verbose=0,
+            update_chunk=self._update_chunk(),
             **self._hyperparameters(),
         )
         if source is not None:

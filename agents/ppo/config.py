@@ -100,6 +100,14 @@ class PPOConfig:
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
     argmax policies get stuck, e.g. never pressing FIRE); True takes the most probable action."""
+    update_chunk: int | None = None
+    """Samples per forward/backward pass of a minibatch: a larger minibatch's gradient is
+    accumulated over chunks of this many (``benchgen_agents.ppo.chunked``: the same update up to the
+    order of float sums, advantages normalized over the whole minibatch). None: 256 when torch runs
+    on the CPU (where smaller passes stay in cache: the IMPALA CNN's forward and backward pass over
+    Procgen's 2,048-sample minibatches runs about 1.5x faster per sample in chunks of 256, bfloat16,
+    one thread), the whole minibatch on a GPU; 0: the whole minibatch (stable-baselines3's own
+    update). benchgen setting: speed and memory only."""
     features_dim: int = 512
     """Width of the CNN's fully connected layer (Nature CNN: 512)."""
     device: str = "auto"
@@ -190,6 +198,8 @@ class PPOConfig:
                 "target_kl stops a worker's epochs early on its own data, which data-parallel workers "
                 "cannot do in step; set target_kl=None or workers=0 and virtual_workers=0"
             )
+        if self.update_chunk is not None and self.update_chunk < 0:
+            raise ValueError("update_chunk must be >= 0 (0: the whole minibatch; None: 256 on the CPU)")
         if self.torch_threads < 0:
             raise ValueError("torch_threads must be >= 0 (0: one core left to the environments)")
         for f in dataclasses.fields(self):
