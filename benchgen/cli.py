@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sqlite3
 import sys
 import threading
@@ -84,6 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         # file damaged while the run went on): every committed episode before it is in the file
         print(f"benchgen: error: a run's results.sqlite is damaged ({exc}); restore it from a copy", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader of benchgen's output went away (`benchgen settings ppo | head`): as a Unix tool
+        # killed by SIGPIPE, stop quietly; stdout goes to /dev/null so the interpreter's final flush
+        # does not raise again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:  # a name the user gave (or one made from it): one line
             name = os.fsdecode(exc.filename) if exc.filename is not None else "a path"
