@@ -246,6 +246,9 @@ class Suite(abc.ABC):
     default_split: str | None = None
     #: split a joint agent trains and tests on when no --split is given (needs a test set)
     default_joint_split: str | None = None
+    #: whether the evaluation phases play held-out instances of each task (levels held out from training),
+    #: not the trained ones: reports then show each task's score on both and the generalization gap
+    held_out_evaluation: bool = False
 
     def to_frames(self, amount: int) -> int:
         """An amount in ``budget_unit`` as emulator frames."""

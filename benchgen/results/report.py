@@ -31,7 +31,7 @@ from benchgen.phases import (
 )
 from benchgen.protocols import protocol_budget, protocol_label
 from benchgen.registry import get_registry
-from benchgen.results import figures, summaries
+from benchgen.results import figures, generalization, summaries
 from benchgen.results.compare.gather import Run, load_phases, views_of
 from benchgen.results.record import part_trained
 from benchgen.results.rundir import RunDir, write_atomically
@@ -196,6 +196,8 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
                 reevaluated=_scores(runs.get(best_policy_phase(TRAIN))),
             ),
         }
+    if suite.held_out_evaluation:
+        report["generalization"] = generalization.gaps(report["phases"])
     report["references"] = {
         name: {"description": ref.description, "aggregate": getattr(ref, "aggregate", None)}
         for name, ref in registry.reference_scores(suite).items()
@@ -316,6 +318,7 @@ def to_markdown(report: dict) -> str:
         if norm["unnormalized"]:
             out.append(f"\nReported raw, left out of the aggregates: {', '.join(sorted(norm['unnormalized']))}")
         out.append(f"\nMean raw score over tasks: {_fmt(sec['raw_mean'])}")
+    out += generalization.markdown(report, _fmt)
     if report.get("learning_summaries"):
         out += summaries.markdown(report["learning_summaries"], unit)
     if report.get("transfer"):

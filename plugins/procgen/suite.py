@@ -50,6 +50,8 @@ class ProcgenSuite(Suite):
     default_split = "all"
     default_joint_split = "coinrun_levels"
     default_protocol = protocols.DEFAULT
+    #: test rounds play test levels: reports show train, test and the gap per game
+    held_out_evaluation = True
 
     def __init__(self, protocol: protocols.ProcgenProtocol = protocols.EASY200):
         self.procgen_protocol = protocol
