@@ -3,11 +3,10 @@
 :class:`ChunkedPPO` is ``stable_baselines3.PPO`` with one change in ``train``: a minibatch larger
 than ``update_chunk`` samples goes through the network in chunks of that many, each chunk's loss
 ``backward``-ed before the next is evaluated, and the optimizer steps once per minibatch on the
-summed gradient. The loss of a minibatch is SB3's (Schulman et al. 2017, eq. 9, as
-``PPO.train`` computes it): every mean over the minibatch is written as a sum over its chunks
-divided by the minibatch's size, and advantages are normalized with the whole minibatch's mean
-and standard deviation, whichever chunk a sample is in. So the update is SB3's up to the order of
-float sums; the statistics logged (losses, clip fraction, approximate KL) are the same averages.
+summed gradient. The loss of a minibatch is SB3's, computed chunk by chunk by
+:func:`benchgen_agents.ppo.loss.backward_in_chunks` (the loss joint PPO's virtual workers take
+too). So the update is SB3's up to the order of float sums; the statistics logged (losses, clip
+fraction, approximate KL) are the same averages.
 A minibatch of at most ``update_chunk`` samples takes SB3's own code path unchanged.
 
 Why: on a CPU, a pass over fewer samples keeps the activations in the caches. The IMPALA CNN's
@@ -24,6 +23,9 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3 import PPO
 from stable_baselines3.common.utils import explained_variance
+
+from benchgen_agents.ppo.loss import backward_in_chunks
+from benchgen_agents.ppo.loss import settings as loss_settings
 
 
 class ChunkedPPO(PPO):
@@ -48,54 +50,40 @@ class ChunkedPPO(PPO):
         entropy_losses, pg_losses, value_losses, clip_fractions = [], [], [], []
         continue_training = True
         loss_value = 0.0
+        discrete = isinstance(self.action_space, spaces.Discrete)
         for _epoch in range(self.n_epochs):
             approx_kl_divs = []
             for rollout_data in self.rollout_buffer.get(self.batch_size):
-                size = len(rollout_data.advantages)
-                advantages = rollout_data.advantages
-                normalize = self.normalize_advantage and size > 1
-                if normalize:
-                    mean, std = advantages.mean(), advantages.std()
+                actions = rollout_data.actions.long().flatten() if discrete else rollout_data.actions
+
+                def take(part: slice, data=rollout_data, actions=actions) -> dict[str, th.Tensor]:
+                    return {
+                        "observations": data.observations[part],
+                        "actions": actions[part],
+                        "old_values": data.old_values[part],
+                        "old_log_probs": data.old_log_prob[part],
+                        "advantages": data.advantages[part],
+                        "returns": data.returns[part],
+                    }
+
                 self.policy.optimizer.zero_grad()
-                sums = {"pg": 0.0, "value": 0.0, "entropy": 0.0, "clip": 0.0, "kl": 0.0}
-                for start in range(0, size, self.update_chunk):
-                    chunk = slice(start, start + self.update_chunk)
-                    actions = rollout_data.actions[chunk]
-                    if isinstance(self.action_space, spaces.Discrete):
-                        actions = actions.long().flatten()
-                    values, log_prob, entropy = self.policy.evaluate_actions(rollout_data.observations[chunk], actions)
-                    values = values.flatten()
-                    adv = advantages[chunk]
-                    if normalize:
-                        adv = (adv - mean) / (std + 1e-8)
-                    old_log_prob = rollout_data.old_log_prob[chunk]
-                    ratio = th.exp(log_prob - old_log_prob)
-                    policy_loss = (
-                        -th.min(adv * ratio, adv * th.clamp(ratio, 1 - clip_range, 1 + clip_range)).sum() / size
-                    )
-                    if clip_range_vf is None:
-                        values_pred = values
-                    else:
-                        old_values = rollout_data.old_values[chunk]
-                        values_pred = old_values + th.clamp(values - old_values, -clip_range_vf, clip_range_vf)
-                    value_loss = ((rollout_data.returns[chunk] - values_pred) ** 2).sum() / size
-                    entropy_loss = (log_prob.sum() if entropy is None else -entropy.sum()) / size
-                    loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
-                    loss.backward()
-                    with th.no_grad():
-                        log_ratio = log_prob - old_log_prob
-                        sums["kl"] += float(((th.exp(log_ratio) - 1) - log_ratio).sum()) / size
-                        sums["clip"] += float((th.abs(ratio - 1) > clip_range).float().sum()) / size
-                    sums["pg"] += policy_loss.item()
-                    sums["value"] += value_loss.item()
-                    sums["entropy"] += entropy_loss.item()
-                pg_losses.append(sums["pg"])
-                value_losses.append(sums["value"])
-                entropy_losses.append(sums["entropy"])
-                clip_fractions.append(sums["clip"])
-                approx_kl_divs.append(sums["kl"])
-                loss_value = sums["pg"] + self.ent_coef * sums["entropy"] + self.vf_coef * sums["value"]
-                if self.target_kl is not None and sums["kl"] > 1.5 * self.target_kl:
+                stats = backward_in_chunks(
+                    self.policy,
+                    len(rollout_data.advantages),
+                    self.update_chunk,
+                    take,
+                    rollout_data.advantages,
+                    clip_range=clip_range,
+                    clip_range_vf=clip_range_vf,
+                    **loss_settings(self),
+                )
+                pg_losses.append(stats["policy_gradient_loss"])
+                value_losses.append(stats["value_loss"])
+                entropy_losses.append(stats["entropy_loss"])
+                clip_fractions.append(stats["clip_fraction"])
+                approx_kl_divs.append(stats["approx_kl"])
+                loss_value = stats["loss"]
+                if self.target_kl is not None and stats["approx_kl"] > 1.5 * self.target_kl:
                     # SB3 stops before this minibatch's optimizer step: its gradient is dropped
                     continue_training = False
                     self.policy.optimizer.zero_grad()

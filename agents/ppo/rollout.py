@@ -30,6 +30,8 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.utils import obs_as_tensor
 
 from benchgen_agents.ppo.frames import PlainFrames, StackedFrames, stackable
+from benchgen_agents.ppo.loss import backward_in_chunks
+from benchgen_agents.ppo.loss import settings as loss_settings
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv
 
 #: samples per forward/backward pass of a minibatch (the loss is summed over chunks, so a
@@ -145,38 +147,19 @@ class VirtualWorker:
 
     def backward(self, policy, flat: np.ndarray, clip_range: float) -> dict[str, float]:
         """Add the gradient of this worker's PPO loss on minibatch ``flat`` to the
-        policy's gradients (``loss.backward``: gradients accumulate); returns its statistics."""
-        c, size = self.config, len(flat)
+        policy's gradients (``loss.backward``: gradients accumulate), ``CHUNK`` samples at a time
+        (:func:`benchgen_agents.ppo.loss.backward_in_chunks`); returns its statistics."""
         env, step = np.divmod(flat, self.steps)
-        advantages = torch.as_tensor(self.advantages[step, env], device=policy.device)
-        # normalized over the whole minibatch (SB3, baselines), whichever chunk a sample is in
-        mean, std = advantages.mean(), (advantages.std() if size > 1 else None)
-        stats = {"policy_gradient_loss": 0.0, "value_loss": 0.0, "entropy_loss": 0.0, "clip_fraction": 0.0}
-        kl = 0.0
-        for start in range(0, size, CHUNK):
-            b = self.batch(flat[start : start + CHUNK], policy.device)
-            values, log_prob, entropy = policy.evaluate_actions(b["observations"], b["actions"])
-            adv = b["advantages"]
-            if c.normalize_advantage and size > 1:
-                adv = (adv - mean) / (std + 1e-8)
-            ratio = torch.exp(log_prob - b["old_log_probs"])
-            policy_loss = -torch.min(adv * ratio, adv * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)).sum() / size
-            value_loss = ((b["returns"] - values.flatten()) ** 2).sum() / size
-            entropy_loss = -entropy.sum() / size
-            loss = policy_loss + c.ent_coef * entropy_loss + c.vf_coef * value_loss
-            loss.backward()
-            with torch.no_grad():
-                log_ratio = log_prob - b["old_log_probs"]
-                kl += float(((torch.exp(log_ratio) - 1) - log_ratio).sum()) / size
-                stats["clip_fraction"] += float((torch.abs(ratio - 1) > clip_range).float().sum()) / size
-            stats["policy_gradient_loss"] += policy_loss.item()
-            stats["value_loss"] += value_loss.item()
-            stats["entropy_loss"] += entropy_loss.item()
-        stats["approx_kl"] = kl
-        stats["loss"] = (
-            stats["policy_gradient_loss"] + c.ent_coef * stats["entropy_loss"] + c.vf_coef * stats["value_loss"]
+        return backward_in_chunks(
+            policy,
+            len(flat),
+            CHUNK,
+            lambda part: self.batch(flat[part], policy.device),
+            torch.as_tensor(self.advantages[step, env], device=policy.device),
+            clip_range=clip_range,
+            clip_range_vf=None,
+            **loss_settings(self.config),
         )
-        return stats
 
     @property
     def observations(self) -> np.ndarray:
