@@ -40,7 +40,7 @@ from benchgen.episodes import EpisodeBook
 from benchgen.errors import UsageError
 from benchgen.suite import EpisodeEnd, SuiteVectorEnv
 
-from .games import ACTION_COMBOS, EXPLORATION_LEVEL_SEEDS, MODE_GAMES, timeout
+from .games import ACTION_COMBOS, EXPLORATION_LEVEL_SEEDS, check_mode, timeout
 from .protocols import ProcgenProtocol
 
 #: one agent step is one game tick: Procgen has no frame skip
@@ -159,11 +159,7 @@ class ProcgenVectorEnv(SuiteVectorEnv):
         groups: dict[tuple[str, LevelRange], list[int]] = {}
         for i, task in enumerate(self.tasks):
             game, test_task = split_task(task)
-            if game not in MODE_GAMES[protocol.distribution_mode]:
-                raise UsageError(
-                    f"procgen's {game} has no {protocol.distribution_mode} mode; games that have it: "
-                    f"{', '.join(sorted(MODE_GAMES[protocol.distribution_mode]))}"
-                )
+            check_mode(game, protocol.distribution_mode)
             levels = level_range(protocol, game, test_task or mode == "eval")
             groups.setdefault((game, levels), []).append(i)
         self._groups = [(game, levels, np.array(index)) for (game, levels), index in groups.items()]

@@ -9,6 +9,8 @@ so that a wrong combination is a one-line error instead.
 
 from __future__ import annotations
 
+from benchgen.errors import UsageError
+
 #: the 16 games (``procgen/env.py``: ENV_NAMES), alphabetical as the paper lists them
 GAMES = (
     "bigfish",
@@ -89,3 +91,12 @@ def timeout(game: str, mode: str) -> int:
     if game == "jumper" and mode == "memory":
         return JUMPER_MEMORY_TIMEOUT
     return TIMEOUTS.get(game, DEFAULT_TIMEOUT)
+
+
+def check_mode(game: str, mode: str) -> None:
+    """A one-line ``UsageError`` if ``game`` has no distribution mode ``mode`` (the package would abort
+    the process on it: module docstring)."""
+    if game not in MODE_GAMES[mode]:
+        raise UsageError(
+            f"procgen's {game} has no {mode} mode; games that have it: {', '.join(sorted(MODE_GAMES[mode]))}"
+        )

@@ -23,13 +23,22 @@ from typing import Any
 import gymnasium as gym
 
 from benchgen.agent import AgentNeeds
-from benchgen.errors import UsageError, did_you_mean
+from benchgen.errors import did_you_mean
 from benchgen.scoring import ReferenceScores, Scorer
 from benchgen.suite import EvaluationSchedule, Split, Suite
 
 from . import protocols, scoring
-from .env import END_REASONS, EPISODE_FIELDS, FRAMES_PER_STEP, TEST_SUFFIX, ProcgenVectorEnv, procgen_env_class
-from .games import ACTION_COMBOS, GAMES, MODE_GAMES
+from .env import (
+    END_REASONS,
+    EPISODE_FIELDS,
+    FRAMES_PER_STEP,
+    TEST_SUFFIX,
+    ProcgenVectorEnv,
+    level_range,
+    procgen_env_class,
+    split_task,
+)
+from .games import ACTION_COMBOS, GAMES, check_mode
 
 
 class ProcgenSuite(Suite):
@@ -104,14 +113,10 @@ class ProcgenSuite(Suite):
             raise did_you_mean(
                 f"task of suite '{self.name}'", task, self.tasks(), listed_by=f"benchgen list {self.name}"
             )
-        game = task.removesuffix(TEST_SUFFIX)
-        mode = self.procgen_protocol.distribution_mode
-        if game not in MODE_GAMES[mode]:
-            raise UsageError(
-                f"procgen's {game} has no {mode} mode; games that have it: {', '.join(sorted(MODE_GAMES[mode]))}"
-            )
-        if task.endswith(TEST_SUFFIX) and self.procgen_protocol.test_levels is None:
-            raise UsageError(f"task {task} plays test levels, and protocol {self.procgen_protocol.name} holds none out")
+        game, test_task = split_task(task)
+        check_mode(game, self.procgen_protocol.distribution_mode)
+        if test_task:
+            level_range(self.procgen_protocol, game, test=True)  # refuses a protocol without test levels
         procgen_env_class()  # the package: a one-line error with the install command when it is missing
 
     def make_env(self, tasks: Sequence[str], seed: int, *, mode: str = "train") -> ProcgenVectorEnv:
