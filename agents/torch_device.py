@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 
 from benchgen.errors import UsageError
 
+#: the ``precision`` settings of the agents' networks: float32 (the papers') or bfloat16 matrix products
+PRECISIONS = ("float32", "bfloat16")
+
 if TYPE_CHECKING:
     import torch
 

@@ -15,10 +15,9 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from benchgen_agents.torch_device import check_device
+from benchgen_agents.torch_device import PRECISIONS, check_device
 
 POLICIES = ("auto", "CnnPolicy", "ImpalaCnnPolicy", "MlpPolicy")
-PRECISIONS = ("float32", "bfloat16")
 SCHEDULES = ("linear", "constant")
 
 

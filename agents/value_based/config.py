@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from benchgen.config import from_suite
 from benchgen.errors import UsageError, did_you_mean
-from benchgen_agents.torch_device import check_device
+from benchgen_agents.torch_device import PRECISIONS, check_device
 
 #: ``torso`` values (``layers.CNN_TORSOS`` builds them; named here so this module stays torch-free)
 TORSOS = ("nature", "data_efficient")
@@ -210,7 +210,7 @@ class ValueBasedConfig:
         for name, allowed in (("torso", TORSOS), ("augmentation", AUGMENTATIONS), ("network_style", NETWORK_STYLES)):
             if getattr(self, name) not in allowed:
                 raise did_you_mean(name, str(getattr(self, name)), allowed)
-        if self.precision not in ("float32", "bfloat16"):
+        if self.precision not in PRECISIONS:
             raise UsageError(f"precision must be 'float32' or 'bfloat16', not {self.precision!r}")
         check_device(self.device)
 

@@ -70,11 +70,14 @@ def describe_vector_steps(r, units: list[Unit]) -> list[str]:
         key = (u.phase, u.budget_frames, width)
         ran = frames_run(u.budget_frames, width, fps)
         if r.spec.round_steps is not None and (u.phase, "round") not in seen:
-            round_steps = int(r.spec.round_steps(r.agent_config, width))
-            if frames_to_steps(u.budget_frames, fps) < round_steps:
+            round_steps, budget_steps = (
+                int(r.spec.round_steps(r.agent_config, width)),
+                frames_to_steps(u.budget_frames, fps),
+            )
+            if budget_steps < round_steps:
                 seen.add((u.phase, "round"))
                 lines.append(
-                    f"  warning: each {u.phase} unit's budget ({frames_to_steps(u.budget_frames, fps):,} agent steps) "
+                    f"  warning: each {u.phase} unit's budget ({budget_steps:,} agent steps) "
                     f"is below one learning round of {r.spec.name} ({round_steps:,} agent steps over {width} "
                     "sub-environments): it will never update; raise the budget or shorten the round"
                 )
