@@ -45,6 +45,7 @@ from rliable import library as rly
 from rliable import metrics
 
 from benchgen.registry import get_registry
+from benchgen.results.compare import stats
 from benchgen.results.compare.stats import seeded
 
 #: rliable passes a RandomState to arch, which warns that it will want a Generator one day
@@ -74,12 +75,6 @@ MEAN_TABLES = {
 }
 METRICS = ("iqm", "median", "mean", "optimality_gap")
 TITLES = {"iqm": "IQM", "median": "Median", "mean": "Mean", "optimality_gap": "Optimality gap"}
-_FUNCS = {
-    "iqm": metrics.aggregate_iqm,
-    "median": metrics.aggregate_median,
-    "mean": metrics.aggregate_mean,
-    "optimality_gap": metrics.aggregate_optimality_gap,
-}
 #: wall-clock gaps between two consecutive episodes longer than this are counted as interruptions
 #: (the longest Atari 100K training episode, 108,000 frames, takes about 7 minutes at DER's speed
 #: and 15 at DrQ(epsilon)'s)
@@ -94,7 +89,8 @@ SINCE = "2026-11-26T19:00"
 
 def aggregate_func(matrix: np.ndarray) -> np.ndarray:
     """IQM, median, mean, optimality gap of a (runs x games) normalized matrix (rliable's)."""
-    return np.array([_FUNCS[m](matrix) for m in METRICS])
+    point = stats.aggregate_point(matrix, METRICS)
+    return np.array([point[m] for m in METRICS])
 
 
 def notebook_name(game: str) -> str:
@@ -187,7 +183,8 @@ def one_run_a_game(scores: dict[str, list[float]], games: list[str], yardstick, 
     picked = np.stack([rng.choice(full[g], size=draws) for g in games], axis=1)
     lo_hi = np.array([yardstick[g] for g in games])
     matrix = (picked - lo_hi[:, 0]) / (lo_hi[:, 1] - lo_hi[:, 0])
-    return {m: np.sort([float(_FUNCS[m](row[None, :])) for row in matrix]) for m in METRICS}
+    points = [stats.aggregate_point(row[None, :], METRICS) for row in matrix]
+    return {m: np.sort([point[m] for point in points]) for m in METRICS}
 
 
 # --- the formats people share -----------------------------------------------------------------------
