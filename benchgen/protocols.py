@@ -16,7 +16,7 @@ resumed run or a worker rebuilds the same suite even if the file has changed or 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,13 @@ def apply_choice(suite: Suite, choice: Mapping[str, Any] | None) -> Suite:
         raise UsageError(f"suite '{suite.name}' has a single protocol; run it without --protocol")
     _check_known(suite, choice["preset"], presets)
     return suite.with_protocol(choice["preset"], dict(choice["changes"]))
+
+
+def changed_parameters(preset: Any, custom: Any, names: Iterable[str]) -> dict[str, tuple[Any, Any]]:
+    """``Suite.protocol_changes`` of a suite built under ``custom``, a preset's protocol object with
+    a protocol file's changes applied: parameter -> (preset value, value used), for the ``names``
+    the file gave whose value differs from the preset's (a value equal to it changes nothing)."""
+    return {k: (getattr(preset, k), getattr(custom, k)) for k in names if getattr(preset, k) != getattr(custom, k)}
 
 
 def protocol_budget(suite: Suite, choice: Mapping[str, Any] | None) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError, did_you_mean
+from benchgen.protocols import changed_parameters
 from benchgen.scoring import PublishedAggregate, ReferenceScores
 from benchgen.suite import EvaluationSchedule, Suite
 from benchgen.tuned import TunedSettings, entries_for, load_tuned_file
@@ -98,9 +99,7 @@ class AtariSaberSuite(Suite):
         custom = chosen.changed(changes)
         suite = type(self)(custom)
         # a value equal to the preset's changes nothing: such a protocol is the preset itself
-        suite.protocol_changes = {
-            k: (getattr(chosen, k), getattr(custom, k)) for k in changes if getattr(chosen, k) != getattr(custom, k)
-        }
+        suite.protocol_changes = changed_parameters(chosen, custom, changes)
         if not suite.protocol_changes:
             suite = type(self)(chosen)
         return suite

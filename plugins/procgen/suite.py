@@ -24,6 +24,7 @@ import gymnasium as gym
 
 from benchgen.agent import AgentNeeds
 from benchgen.errors import did_you_mean
+from benchgen.protocols import changed_parameters
 from benchgen.scoring import ReferenceScores, Scorer
 from benchgen.suite import EvaluationSchedule, Split, Suite
 
@@ -84,9 +85,7 @@ class ProcgenSuite(Suite):
         """This suite under ``preset`` with ``changes`` (``ProcgenProtocol.CHANGEABLE`` keys)."""
         chosen = protocols.preset(preset)
         custom = chosen.changed(changes)
-        changed = {
-            k: (getattr(chosen, k), getattr(custom, k)) for k in changes if getattr(chosen, k) != getattr(custom, k)
-        }
+        changed = changed_parameters(chosen, custom, changes)
         if not changed:
             return type(self)(chosen)
         suite = type(self)(custom)
