@@ -432,7 +432,8 @@ def resolve_baseline(
     if baseline == "raw":
         return ext, None, ["scores are raw (--baseline raw)"]
     if baseline is None:
-        if not scorer.random_scores:
+        default = scorer.references.get(scorer.default_baseline)
+        if not scorer.random_scores and not (default is not None and default.random):
             return ext, None, ["the suite has no normalization baselines: scores are raw"]
         try:
             table = ext.reference(None)
@@ -450,7 +451,7 @@ def resolve_baseline(
                 raise
             name, _, label = baseline.partition("@")
             table = at_checkpoint(ext.reference(name), label)
-    if not scorer.random_scores:
+    if not scorer.random_scores and not table.random:  # (a table may carry its own: ReferenceScores.random)
         raise UsageError(f"suite has no random scores, so --baseline {baseline} cannot normalize; use --baseline raw")
     notes = []
     infinite = sorted(t for t, w in table.scores.items() if math.isinf(w))

@@ -155,9 +155,8 @@ class ProcgenScorer(Scorer):
     default_baseline = "r_max_easy_paper"
 
     def __init__(self, references: list[ReferenceScores]):
-        tables = {table.name: table for table in references}
-        # the scorer's own "random" scores: the default table's R_min (each r_max table carries its own)
-        super().__init__(tables[self.default_baseline].random, tables)
+        # no random scores of its own: each r_max table carries its R_min (ReferenceScores.random)
+        super().__init__({}, {table.name: table for table in references})
 
     def default_baseline_for(self, protocol: Mapping[str, Any]) -> str:
         mode = protocol.get("distribution_mode", "easy")

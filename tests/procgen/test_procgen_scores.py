@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from benchgen.results.compare.references import scores_at
-from benchgen.scoring import ReferenceScores
+from benchgen.scoring import ReferenceScores, resolve_baseline
 from benchgen_procgen import scoring
 from benchgen_procgen.games import GAMES
 from benchgen_procgen.suite import ProcgenSuite
@@ -34,6 +34,10 @@ def test_a_run_is_normalized_with_its_protocols_mode_and_constant_set():
     assert scorer.score({"jumper": 6.5}, "r_max_easy_paper")["per_task"]["jumper"] == pytest.approx(0.5)
     assert scorer.score({"jumper": 6.5}, "r_max_easy_train_procgen")["per_task"]["jumper"] == pytest.approx(5.5 / 9)
     assert scorer.score({"coinrun:test": 7.5}, "r_max_easy_paper")["per_task"]["coinrun:test"] == pytest.approx(0.5)
+    # compare and score resolve the same tables, whose R_min they carry (the scorer has no random scores)
+    assert not scorer.random_scores
+    assert resolve_baseline(scorer, {}, None)[1] == "r_max_easy_paper"
+    assert resolve_baseline(scorer, {}, "r_max_hard_train_procgen")[1] == "r_max_hard_train_procgen"
 
 
 def test_the_released_runs_are_three_per_game_and_logged_every_16384_steps():
