@@ -38,9 +38,19 @@ def benchgen_add_commands(subparsers):
 
     p = subparsers.add_parser("export", help="one row per recorded episode")
     p.add_argument("run_dir", type=Path)
-    p.add_argument("--format", choices=["csv", "parquet"], default="csv")
     p.add_argument(
-        "--output", "-o", type=Path, help="file to write (default RUN_DIR/episodes.FORMAT; '-' = stdout for csv)"
+        "--format",
+        choices=["csv", "parquet", "wandb"],
+        default="csv",
+        help="wandb: one Weights & Biases offline run per unit, named as CleanRL's runs are "
+        "(upload later with `wandb sync OUTPUT/wandb`)",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        help="file to write (default RUN_DIR/episodes.FORMAT; '-' = stdout for csv); for wandb the folder "
+        "that gets the wandb/ folder (default RUN_DIR)",
     )
     p.set_defaults(func=cmd_export)
 
@@ -153,7 +163,12 @@ def _json_default(o):
 def cmd_export(args) -> int:
     from benchgen.results.export import export_episodes
 
-    path = export_episodes(args.run_dir, args.format, args.output)
+    if args.format == "wandb":
+        from benchgen.results.wandb_offline import export_wandb
+
+        path = export_wandb(args.run_dir, args.output)
+    else:
+        path = export_episodes(args.run_dir, args.format, args.output)
     if path is not None:
         print(f"wrote {path}", file=sys.stderr)
     return 0
