@@ -7,10 +7,15 @@ import doctest
 import importlib
 import importlib.util
 import pkgutil
+from pathlib import Path
 
 import pytest
+import tomllib
 
-PACKAGES = ["benchgen", "benchgen_atari_saber", "benchgen_sonic", "benchgen_agents"]
+# every first-party package, by its installed name (pyproject.toml, [tool.setuptools.package-dir])
+PACKAGES = list(
+    tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+)
 
 
 def _modules() -> list[str]:

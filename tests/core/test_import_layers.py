@@ -3,7 +3,7 @@
 Layers, lowest first; a module may import its own layer and those below it, never above:
 
 1. ground: ``benchgen`` itself and its contracts (errors, inputs, config, suite, protocols, agent, remote,
-   scoring, hookspecs, registry, cpu_affinity, tuned);
+   scoring, hookspecs, registry, cpu_affinity, tuned, speeds);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
 4. the commands: ``benchgen.cli``, ``benchgen.commands``, ``benchgen.newplugin``, ``benchgen.__main__``,
@@ -22,6 +22,7 @@ import ast
 from pathlib import Path
 
 import pytest
+import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,6 +45,7 @@ GROUND = {
     "benchgen.cpu_affinity",
     "benchgen.capabilities",
     "benchgen.tuned",
+    "benchgen.speeds",
 }
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 
@@ -167,13 +169,9 @@ def _circle(files) -> str | None:
     return None
 
 
-TREES = {
-    "benchgen": "benchgen",
-    "agents": "benchgen_agents",
-    "plugins/atari_saber": "benchgen_atari_saber",
-    "plugins/sonic": "benchgen_sonic",
-    "plugins/gymnasium_suite": "benchgen_gymnasium",
-}
+# folder -> installed import name, from the one map (pyproject.toml, [tool.setuptools.package-dir])
+PACKAGE_DIRS = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+TREES = {folder: name for name, folder in PACKAGE_DIRS.items()}
 
 
 @pytest.mark.parametrize("folder", sorted(TREES))
