@@ -51,7 +51,7 @@ PAPER_SETUPS = {
 
 def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
     """The joint-training twin of ``spec``: same algorithm (``AgentSpec.algorithm``) and settings,
-    ``joint=True``."""
+    ``joint=True``, the joint version of ``spec`` (``AgentSpec.joint_of``)."""
     check = spec.check_config
     if name in PAPER_SETUPS:
         check = WorkerSettingsCheck(name, PAPER_SETUPS[name])
@@ -59,6 +59,7 @@ def joint_variant(spec: AgentSpec, name: str, description: str) -> AgentSpec:
         spec,
         name=name,
         joint=True,
+        joint_of=spec.name,
         description=description,
         check_config=check,
         task_sampling=TASK_SAMPLING.get(name, "fixed"),

@@ -7,7 +7,7 @@ suites and agents (``benchgen list``) must not pay for torch."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchgen.errors import UsageError
 
@@ -40,6 +40,18 @@ def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
+
+
+def device_kind(config: Any) -> str:
+    """``AgentSpec.device`` of the torch agents: "cuda" for a ``device`` setting of "cuda" or
+    "cuda:N", or of "auto" where torch sees a CUDA device; "cpu" otherwise. torch is imported
+    only for "auto"."""
+    name = str(config.device)
+    if name == "auto":
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return "cuda" if name.startswith("cuda") else "cpu"
 
 
 def cpu_threads(requested: int = 0) -> int:

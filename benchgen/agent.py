@@ -212,6 +212,11 @@ class AgentSpec:
     joint: bool = False
     """A joint agent trains one policy on all train tasks of a split at once, then is scored
     zero-shot and (with ``--finetune``) fine-tuned on every test task."""
+    joint_of: str = ""
+    """A joint agent's single-task agent, the one it is the joint version of (its name): the plan
+    estimates the joint agent's units from that agent's measured speed where the suite measured
+    none of its own (``Suite.measured_speeds``). Empty: none (a single-task agent, or a joint
+    agent of its own)."""
     default_num_envs: int | None = None
     """Sub-environments per unit if the user does not say (None: the suite's default)."""
     algorithm: str = ""
@@ -256,9 +261,17 @@ class AgentSpec:
     """``round_steps(config, width)``: agent steps a learning unit of this agent plays between two
     updates when it steps ``width`` sub-environments (PPO: its rollout, ``n_steps`` x width); a
     unit whose budget is shorter never updates, and the plan says so. None: no such round."""
+    device: Callable[[Any], str] | None = None
+    """``device(config)``: where a unit of this agent with ``config`` puts its network, "cpu" or
+    "cuda" (resolving a setting such as "auto" on this machine); the plan estimates the run's
+    wall time from a speed measured on that kind of device where the suite has one
+    (``Suite.measured_speeds``). None: the CPU (an agent without a network, or one that never
+    uses a GPU)."""
 
     def __post_init__(self) -> None:
         self.algorithm = self.algorithm or self.name
+        if self.joint_of and not self.joint:
+            raise TypeError(f"agent '{self.name}' names a single-task agent (joint_of) but is not joint")
         if self.variants:  # a plugin author's mistake: say so at registration, not in a user's run
             settable = {f.name for f in dataclasses.fields(self.config_class) if f.init}
             if "variant" not in settable:

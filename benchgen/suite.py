@@ -36,6 +36,7 @@ import gymnasium as gym
 from benchgen.errors import UsageError
 from benchgen.inputs import read_yaml
 from benchgen.scoring import PublishedAggregate, ReferenceScores, Scorer, read_reference_csv, read_score_csv
+from benchgen.speeds import Speed, read_speeds_csv
 from benchgen.tuned import TunedSettings, entries_for, load_tuned_file
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,6 +47,8 @@ if TYPE_CHECKING:  # pragma: no cover
 RANDOM_SCORES_FILE = "random_scores.csv"
 #: how the files of a suite's reference tables end, in its ``data/`` folder (see ``Suite.reference_scores``)
 REFERENCE_SCORES_SUFFIX = "_scores.csv"
+#: a suite's measured speeds, in its ``data/`` folder (see ``Suite.measured_speeds``)
+SPEEDS_FILE = "speeds.csv"
 
 
 @dataclass
@@ -209,10 +212,11 @@ def frames_to_budget(frames: int, budget_unit: str, frames_per_step: int) -> int
 class Suite(abc.ABC):
     """A benchmark suite. Subclass it in a plugin and return instances from ``benchgen_suites``.
 
-    A suite owns its data: its splits, random scores and reference tables are files next to the
-    module that defines its class, shipped as package data (``splits/<name>.yaml``,
-    ``data/random_scores.csv``, ``data/<name>_scores.csv``) and read by :meth:`splits`,
-    :meth:`random_scores`, :meth:`reference_scores` and :meth:`scorer`; override those to build
+    A suite owns its data: its splits, random scores, reference tables and measured speeds are
+    files next to the module that defines its class, shipped as package data
+    (``splits/<name>.yaml``, ``data/random_scores.csv``, ``data/<name>_scores.csv``,
+    ``data/speeds.csv``) and read by :meth:`splits`, :meth:`random_scores`,
+    :meth:`reference_scores`, :meth:`scorer` and :meth:`measured_speeds`; override those to build
     them in code. Other plugins add splits and reference tables to a suite through the
     ``benchgen_splits`` and ``benchgen_reference_scores`` hooks."""
 
@@ -422,6 +426,16 @@ class Suite(abc.ABC):
             for path in self.package_files("data", "*" + REFERENCE_SCORES_SUFFIX)
             if path.name != RANDOM_SCORES_FILE
         ]
+
+    def measured_speeds(self) -> list[Speed]:
+        """Frames per second measured of agents' units on this suite's tasks, from which the
+        planner states a run's wall time (:mod:`benchgen.speeds` describes a row):
+        ``data/speeds.csv``; none without that file (the plan then gives no estimate)."""
+        files = self.package_files("data", SPEEDS_FILE)
+        if not files:
+            return []
+        package = type(self).__module__.rpartition(".")[0]  # where the file is, as the plan names it
+        return read_speeds_csv(files[0], f"{package.replace('.', '/') + '/' if package else ''}data/{SPEEDS_FILE}")
 
     def published_aggregates(self) -> list[PublishedAggregate]:
         """The aggregates the suite's papers print, each recomputed from the per-task reference

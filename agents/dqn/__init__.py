@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.dqn.config import VARIANTS, DQNConfig
+from benchgen_agents.torch_device import device_kind
 
 
 def make_agent(config: DQNConfig, environment: AgentEnvironment):
@@ -25,6 +26,7 @@ SPECS = [
         factory=make_agent,
         description="DQN (Mnih et al. 2015): Nature network, epsilon-greedy, uniform replay, RMSProp",
         default_num_envs=1,
+        device=device_kind,
         variants=VARIANTS,  # nature (the defaults) and drq_eps (DrQ(epsilon), Atari 100K): see config.py
     )
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck, data_parallel_width
 from benchgen_agents.rainbow.config import VARIANTS, RainbowConfig
+from benchgen_agents.torch_device import device_kind
 
 
 def make_agent(config: RainbowConfig, environment: AgentEnvironment):
@@ -28,6 +29,7 @@ SPECS = [
         default_num_envs=1,
         check_config=WorkerSettingsCheck("rainbow"),
         vector_width=data_parallel_width,
+        device=device_kind,
         variants=VARIANTS,  # paper (the defaults) and der (Data-Efficient Rainbow, Atari 100K): see config.py
     )
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
 from benchgen_agents.rainbow_iqn.config import VARIANTS, RainbowIQNConfig
+from benchgen_agents.torch_device import device_kind
 
 
 def make_agent(config: RainbowIQNConfig, environment: AgentEnvironment):
@@ -26,6 +27,7 @@ SPECS = [
         factory=make_agent,
         description="Rainbow-IQN (SABER): IQN head, dueling noisy nets, double Q, 3-step PER replay",
         default_num_envs=1,
+        device=device_kind,
         variants=VARIANTS,  # paper (the defaults) and saber_code: see config.py
     )
 ]

@@ -1,23 +1,21 @@
 """What a run will cost in wall time, stated in its plan (issue 29, "the plan states its cost").
 
-The estimate comes from ``speeds.csv`` next to this module (:func:`speeds`), a small table of
-emulator frames per second measured with ``benchgen run`` itself, one unit at a time, on the
-development machine: 2 CPU cores, no GPU, torch on CPU, beside other work (one core busy with
-another training run, at times more); and a few rows measured on a GPU machine (``device``
-"cuda"), which a run whose agent will use a CUDA device is planned from. There is no calibration
-run: a plan is printed in a moment and writes nothing. Each row says what was measured and when;
-a suite and agent the table does not hold get no estimate, never a guess. A faster or idler
-machine (more cores, another GPU) runs faster than the plan says.
+The estimate comes from the frames per second measured of the run's agent on its suite, which the
+suite ships (``Suite.measured_speeds``, :mod:`benchgen.speeds`): numbers measured with ``benchgen
+run`` itself, one unit at a time, mostly on the development machine (2 CPU cores, no GPU, torch on
+CPU, beside other work) and a few on a GPU machine (``device`` "cuda"), which a run whose agent
+will use a CUDA device (``AgentSpec.device``) is planned from. There is no calibration run: a plan
+is printed in a moment and writes nothing. Each row says what was measured and when; a suite and
+agent without a row get no estimate, never a guess. A faster or idler machine (more cores,
+another GPU) runs faster than the plan says.
 """
 
 from __future__ import annotations
 
-import csv
-import functools
 import os
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from benchgen.speeds import MACHINES, Speed
 
 if TYPE_CHECKING:
     from benchgen.results.store import Unit
@@ -27,74 +25,29 @@ if TYPE_CHECKING:
 DAY_SECONDS = 24 * 3600
 
 
-@dataclass(frozen=True)
-class Speed:
-    """One measured speed: ``agent`` (its ``variant`` setting if not None) on ``suite``."""
-
-    suite: str
-    agent: str
-    variant: str | None
-    frames_per_second: float
-    #: sub-environments per unit when measured
-    num_envs: int
-    #: what was measured, when
-    measured: str
-    #: where the agent's torch ran: "cpu" or "cuda" (:data:`MACHINES` says on what)
-    device: str = "cpu"
-
-
-#: the machines the table's rows were measured on, by ``device``
-MACHINES = {"cpu": "2 CPU cores, no GPU", "cuda": "one NVIDIA H100 GPU with 16 CPU cores"}
-
-
-#: the measured speeds, one row each: suite, agent, variant (empty: any), frames_per_second,
-#: num_envs, device, measured (what was measured, when); package data, read by :func:`speeds`
-SPEEDS_FILE = Path(__file__).with_name("speeds.csv")
-
-
-@functools.cache
-def speeds() -> tuple[Speed, ...]:
-    """The rows of :data:`SPEEDS_FILE`: emulator frames per second of one unit including its
-    learner updates (a learning agent measured past its replay start, where a real run spends
-    most of its time)."""
-    with SPEEDS_FILE.open(newline="", encoding="utf-8") as f:
-        return tuple(
-            Speed(
-                row["suite"],
-                row["agent"],
-                row["variant"] or None,
-                float(row["frames_per_second"]),
-                int(row["num_envs"]),
-                row["measured"],
-                row["device"],
-            )
-            for row in csv.DictReader(f)
-        )
+def speeds(r: ResolvedRun) -> list[Speed]:
+    """The speeds measured on the run's suite (``Suite.measured_speeds``): emulator frames per
+    second of one unit including its learner updates."""
+    return list(r.suite.measured_speeds())
 
 
 def run_device(r: ResolvedRun) -> str:
-    """Where the run's agent will put torch: "cuda" for a ``device`` setting of "cuda"/"cuda:N",
-    or of "auto" on a machine where torch sees a CUDA device; else "cpu" (also for an agent
-    without that setting). torch is imported only for "auto"."""
-    name = str(getattr(r.agent_config, "device", "cpu"))
-    if name == "auto":
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return "cuda" if name.startswith("cuda") else "cpu"
+    """Where the run's agent will put its network, as the agent declares it (``AgentSpec.device``):
+    "cpu" or "cuda"; "cpu" for an agent that declares nothing."""
+    return "cpu" if r.spec.device is None else str(r.spec.device(r.agent_config))
 
 
 def find_speed(r: ResolvedRun) -> tuple[Speed, str] | None:
-    """The table's entry for the run's suite and agent (its variant's, if the table has one; a
-    joint agent's units run at its single-task agent's speed at best), measured on the run's
-    device where the table has one, else on the other; with the run's device ("cpu" when the
-    table holds that agent on the CPU only: the device is then not looked up). None: no entry."""
-    variant = getattr(r.agent_config, "variant", None)
-    names = [r.spec.name]
-    if r.spec.joint:
-        names.append(r.spec.name.removesuffix("_joint"))
+    """The suite's entry for the run's agent (its variant's, if the suite has one; a joint agent
+    without entries of its own takes its single-task agent's, ``AgentSpec.joint_of``: its units
+    run at that speed at best), measured on the run's device where the suite has one, else on the
+    other; with the run's device ("cpu" when the suite holds that agent on the CPU only: the
+    device is then not asked). None: no entry."""
+    variant = r.agent_config.variant if r.spec.variants else None  # (declared: the config has the field)
+    names = [r.spec.name, *([r.spec.joint_of] if r.spec.joint_of else [])]
+    measured = speeds(r)
     for name in names:
-        entries = [s for s in speeds() if s.suite == r.suite.name and s.agent == name]
+        entries = [s for s in measured if s.agent == name]
         if not entries:
             continue
         device = run_device(r) if any(s.device != "cpu" for s in entries) else "cpu"
@@ -131,7 +84,7 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     if found is None:
         return [
             f"  wall time: not estimated, no measured speed for {r.spec.name} on {r.suite.name} "
-            "(benchgen/run/speeds.csv lists the measured ones)"
+            "(a suite lists the measured ones in its data/speeds.csv)"
         ]
     speed, device = found
     per_phase: dict[str, list[float]] = {}
@@ -143,7 +96,7 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
         at_most = "at most " if not all(u.learn for u in units if u.phase == phase) else ""
         each = " / ".join(duration(t) for t in sorted(set(times)))
         parts.append(f"{phase} {at_most}{each} per unit")
-    what = f"{speed.agent}{f' variant={speed.variant}' if speed.variant else ''} on {speed.suite}"
+    what = f"{speed.agent}{f' variant={speed.variant}' if speed.variant else ''} on {r.suite.name}"
     notes = []
     if speed.agent != r.spec.name:
         notes.append(f"{r.spec.name}'s units at {speed.agent}'s single-task speed")
@@ -163,7 +116,7 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     lines = [
         f"  wall time (estimated): {', '.join(parts)}; {duration(total)} in total, one unit after another{at_once}",
         f"    from {speed.frames_per_second:,.0f} frames/s, {what}: {speed.measured}; shipped table "
-        f"(benchgen/run/speeds.csv, no calibration), measured on {MACHINES[speed.device]} (this machine: "
+        f"({f'{speed.table}, ' if speed.table else ''}no calibration), measured on {MACHINES[speed.device]} (this machine: "
         f"{_cores()} cores)" + "".join(f"; {n}" for n in notes),
     ]
     if total > DAY_SECONDS:

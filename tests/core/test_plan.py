@@ -108,11 +108,10 @@ def test_plan_flag_prints_the_plan_and_its_cost_and_writes_nothing(tmp_path):
 
 def test_the_plan_states_the_wall_time_from_the_measured_speeds(monkeypatch):
     from benchgen.run import cost
+    from benchgen.speeds import Speed
 
     registry = get_registry()
-    monkeypatch.setattr(
-        cost, "speeds", lambda: (cost.Speed("toy", "random", None, 10.0, 1, "a test's number, 2026-11"),)
-    )
+    monkeypatch.setattr(cost, "speeds", lambda r: [Speed("random", None, 10.0, 1, "a test's number, 2026-11")])
     run = RunConfig(suite="toy", agent="random", tasks=["count-20", "count-50"], budget=72_000)
     resolved = resolve(registry, run, {})
     plan = describe_plan(resolved, plan_units(resolved))
@@ -249,7 +248,7 @@ def test_units_round_trip_through_the_store(tmp_path):
 
 
 def test_a_run_whose_agent_uses_a_gpu_is_planned_from_the_speed_measured_on_one(monkeypatch):
-    """speeds.csv holds Rainbow-IQN on Atari measured on the CPU and on a GPU: device=auto takes
+    """The Atari suite's speeds hold Rainbow-IQN measured on the CPU and on a GPU: device=auto takes
     the GPU's row where torch sees a CUDA device (faked here: CI has none), the CPU's elsewhere."""
     import torch
 

@@ -1,0 +1,85 @@
+"""Measured speeds: how many emulator frames per second an agent's unit runs on a suite's tasks.
+
+The planner states a run's wall time from them (:mod:`benchgen.run.cost`). A speed is knowledge
+about a suite's tasks as much as about the agent (the emulator, the protocol's frame skip and
+observation size set most of it), so the suite owns its rows, as it owns its reference tables:
+``data/speeds.csv`` next to the module that defines its class, read by
+:meth:`benchgen.suite.Suite.measured_speeds`. Each row names the agent it measured (the
+implementation, not only the algorithm: two implementations of one algorithm run at their own
+speeds), its variant if the speed is that variant's, and says what was measured and when::
+
+    agent,variant,frames_per_second,num_envs,device,measured
+    ppo,,125,8,cpu,"pong, 27K frames between checkpoints, 2026-11-25, beside other work"
+
+There is no calibration run: a row is a number someone measured with ``benchgen run`` itself,
+past a learning agent's replay start (where a real run spends most of its time), on one of the
+:data:`MACHINES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchgen.errors import UsageError
+
+#: the machines rows were measured on, by their ``device`` column: where the agent's torch ran
+MACHINES = {"cpu": "2 CPU cores, no GPU", "cuda": "one NVIDIA H100 GPU with 16 CPU cores"}
+
+#: the columns of a speeds file
+COLUMNS = ("agent", "variant", "frames_per_second", "num_envs", "device", "measured")
+
+
+@dataclass(frozen=True)
+class Speed:
+    """One measured speed of ``agent`` (its ``variant`` if not None) on a suite's tasks."""
+
+    agent: str
+    """The agent measured (``AgentSpec.name``)."""
+    variant: str | None
+    """The variant the speed is of (``AgentSpec.variants``); None: any variant of the agent."""
+    frames_per_second: float
+    """Emulator frames per second of one unit, its learner updates included."""
+    num_envs: int
+    """Sub-environments of the unit measured."""
+    measured: str
+    """What was measured, where and when, in words (shown in the plan)."""
+    device: str = "cpu"
+    """Where the agent's torch ran: a key of :data:`MACHINES`."""
+    table: str = ""
+    """The file the row comes from, as the plan names it (e.g. ``benchgen_mysuite/data/speeds.csv``)."""
+
+
+def read_speeds_csv(path: str | Path, shown_as: str = "") -> list[Speed]:
+    """The rows of a speeds file (:data:`COLUMNS`); a malformed row is one line naming the file
+    and the line (a plugin author's mistake, found when a run is planned). ``shown_as``: the
+    file's name in the plan (default: its path)."""
+    from benchgen.inputs import csv_reader
+
+    path = Path(path)
+    shown_as = shown_as or str(path)
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv_reader(f, str(path))
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise UsageError(f"{path}: needs the columns {','.join(COLUMNS)} (missing {','.join(missing)})")
+        out = []
+        for lineno, row in enumerate(reader, start=2):
+            try:
+                speed = Speed(
+                    row["agent"].strip(),
+                    row["variant"].strip() or None,
+                    float(row["frames_per_second"]),
+                    int(row["num_envs"]),
+                    row["measured"].strip(),
+                    row["device"].strip(),
+                    shown_as,
+                )
+            except (TypeError, ValueError, AttributeError) as exc:
+                raise UsageError(f"{path}:{lineno}: malformed speed row ({exc})") from None
+            if not speed.agent or speed.frames_per_second <= 0 or speed.num_envs < 1:
+                raise UsageError(f"{path}:{lineno}: a row needs an agent, frames_per_second > 0 and num_envs >= 1")
+            if speed.device not in MACHINES:
+                raise UsageError(f"{path}:{lineno}: device must be one of {', '.join(MACHINES)}, not {speed.device!r}")
+            out.append(speed)
+    return out
