@@ -94,7 +94,7 @@ class ReferenceScores:
     """Per-task scores of a named baseline (an agent, humans, a world record)."""
 
     name: str
-    """Short name used with ``--baseline`` (e.g. ``world_record``, ``human``, a reference agent)."""
+    """Short name used with ``--baseline`` (e.g. ``human``, a world record, a reference agent)."""
     scores: dict[str, float]
     """task -> raw score (at ``checkpoint`` if the table has several)."""
     description: str = ""
@@ -163,12 +163,16 @@ class Scorer:
     a suite plugin subclasses it to add its baselines and its own aggregate (e.g. Sonic's mean).
     """
 
-    #: baseline used when the user does not name one
-    default_baseline: str = "world_record"
+    #: baseline used when the user does not name one, which a suite's scorer declares (a subclass
+    #: sets it, e.g. to its world records); None: the scorer's reference table when it has exactly
+    #: one, else none (the user names one with ``--baseline``, or scores stay raw)
+    default_baseline: str | None = None
 
     def __init__(self, random_scores: Mapping[str, float], references: Mapping[str, ReferenceScores]):
         self.random_scores = dict(random_scores)
         self.references = dict(references)
+        if self.default_baseline is None and len(self.references) == 1:
+            self.default_baseline = next(iter(self.references))
 
     def task_score(self, episode_scores: list[float]) -> float:
         """Per-task score of a run from its raw episode scores in order (SABER/Machado: mean of
@@ -203,7 +207,7 @@ class Scorer:
         """Names accepted by ``--baseline``."""
         return sorted(self.references)
 
-    def default_baseline_for(self, protocol: Mapping[str, Any]) -> str:
+    def default_baseline_for(self, protocol: Mapping[str, Any]) -> str | None:
         """The baseline runs recorded under ``protocol`` (the suite's ``protocol()`` values, as a run
         directory keeps them) are normalized against when the user names none: a protocol whose
         papers normalize otherwise (Atari 100K: human scores with their own random scores) names
@@ -215,6 +219,10 @@ class Scorer:
         from benchgen.errors import did_you_mean
 
         baseline = baseline or self.default_baseline
+        if baseline is None:
+            raise UsageError(
+                f"the suite's scorer has no default baseline; name one with --baseline ({', '.join(self.baselines())})"
+            )
         if baseline in self.references:
             return self.references[baseline]
         if baseline.endswith(".csv") or Path(baseline).exists():
@@ -441,7 +449,11 @@ def resolve_baseline(
             return (
                 ext,
                 None,
-                [f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"],
+                [
+                    f"the suite's default baseline '{scorer.default_baseline}' is unavailable: scores are raw"
+                    if scorer.default_baseline is not None
+                    else "the suite names no default baseline: scores are raw"
+                ],
             )
     else:
         try:

@@ -444,10 +444,10 @@ class Suite(abc.ABC):
 
     def scorer(self) -> Scorer | None:
         """The suite's own scorer: a :class:`benchgen.scoring.Scorer` over :meth:`random_scores`
-        and :meth:`reference_scores` (default baseline ``world_record``), or None when the suite
-        has neither; a plugin's ``benchgen_scorer`` may then give one, else runs are scored raw.
-        Override it to return a ``Scorer`` subclass (another default baseline, per-task score or
-        aggregate)."""
+        and :meth:`reference_scores` (its default baseline the one table, if there is one table:
+        ``Scorer.default_baseline``), or None when the suite has neither; a plugin's
+        ``benchgen_scorer`` may then give one, else runs are scored raw. Override it to return a
+        ``Scorer`` subclass (a declared default baseline, per-task score or aggregate)."""
         random_scores, references = self.random_scores(), self.reference_scores()
         if not random_scores and not references:
             return None

@@ -349,9 +349,8 @@ def check_scorer(registry: Registry, suite: Suite) -> None:
     try:
         ref = scorer.reference(None)
     except UsageError as exc:
-        raise _fail(
-            suite, f"the scorer's default baseline '{scorer.default_baseline}' does not resolve: {exc}"
-        ) from None
+        named = f" '{scorer.default_baseline}'" if scorer.default_baseline is not None else ""
+        raise _fail(suite, f"the scorer's default baseline{named} does not resolve: {exc}") from None
     normalizable = [
         t
         for t in suite.tasks()

@@ -216,6 +216,10 @@ def test_split_defects_are_caught(splits, fragment):
         checks.check_splits(_registry(suite, splits), suite)
 
 
+class _MissingDefaultScorer(Scorer):
+    default_baseline = "best_ever"  # declared, but the scorer has no table of that name
+
+
 class _InfinityClippingScorer(Scorer):
     def score(self, raw, baseline=None):
         return super().score({t: min(v, 1e9) for t, v in raw.items()}, baseline)
@@ -237,7 +241,8 @@ RANDOM = {"count-20": 4.0, "count-50": 10.0}
     [
         (Scorer({"count-99": 1.0}, {"target": TABLE}), "random scores name unknown tasks"),
         (Scorer(RANDOM, {"target": ReferenceScores("target", {"count-7": 1.0})}), "'target' names unknown tasks"),
-        (Scorer(RANDOM, {"wr": TABLE}), "default baseline"),
+        (_MissingDefaultScorer(RANDOM, {"wr": TABLE}), "default baseline 'best_ever' does not resolve"),
+        (Scorer(RANDOM, {"wr": TABLE, "target": TABLE}), "default baseline does not resolve"),  # none of two
         (_InfinityClippingScorer(RANDOM, {"world_record": TABLE}), "infinite score"),
         (_DroppingScorer(RANDOM, {"world_record": TABLE}), "unnormalized"),
     ],
