@@ -1,0 +1,93 @@
+"""The documentation site builds with warnings as errors, its generated reference covers what the
+installed benchgen has, and the README stays a short entry point."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+DOCS = REPO / "docs"
+#: what `docs/contributing.md` and the README tell a user to run
+BUILD = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+
+
+def _build(srcdir: Path, outdir: Path, *extra: str) -> subprocess.CompletedProcess:
+    """The build as a user runs it: the installed plugins only (not the tests' toy suite)."""
+    env = {k: v for k, v in os.environ.items() if k != "BENCHGEN_PLUGINS"}
+    command = [*BUILD, *extra, str(srcdir), str(outdir)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = _build(DOCS, out)
+    assert done.returncode == 0, f"the site does not build cleanly:\n{done.stdout}\n{done.stderr}"
+    return out
+
+
+def test_every_page_is_built(site):
+    sources = [p.relative_to(DOCS).with_suffix(".html") for p in DOCS.rglob("*.md") if "_build" not in p.parts]
+    missing = [str(p) for p in sources if not (site / p).is_file()]
+    assert not missing, f"pages not in the site: {missing}"
+    home = (site / "index.html").read_text()
+    assert "A 30-second tour" in home and 'href="guide/commands.html"' in home
+
+
+def test_reference_covers_every_command_suite_and_agent(site, monkeypatch):
+    from benchgen.cli import build_parser
+    from benchgen.registry import get_registry, reset_registry
+
+    monkeypatch.delenv("BENCHGEN_PLUGINS")
+    reset_registry()
+    registry = get_registry()
+    reference = DOCS / "reference"
+    commands = (reference / "commands.md").read_text()
+    for action in build_parser(registry)._subparsers._group_actions:
+        for name in action.choices:
+            assert f"## `benchgen {name}`" in commands
+    settings = (reference / "settings.md").read_text()
+    for name in registry.agents:
+        assert f"\n## {name}\n" in settings
+    protocols = (reference / "protocols.md").read_text()
+    tables = (reference / "references.md").read_text()
+    for name, suite in registry.suites.items():
+        assert f"\n## {name}\n" in protocols
+        for preset in suite.protocol_presets():
+            assert f"### {name}: {preset}\n" in protocols
+        for ref in registry.reference_scores(suite).values():
+            assert f"`{ref.name}`" in tables
+            assert f"## {ref.name}\n" in (reference / "references" / f"{name}.md").read_text()
+    assert (site / "reference" / "hooks.html").is_file()
+
+
+@pytest.mark.parametrize(
+    "page, error",
+    [
+        ("[a page](missing.md)", "missing.md"),
+        ("[a section](other.md#no-such-heading)", "no-such-heading"),
+    ],
+)
+def test_a_broken_link_fails_the_build(tmp_path, page, error):
+    """The site's own settings (docs/conf.py, its generator left out) turn a link to a missing
+    page or heading into a failed build."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "index.md").write_text(f"# Home\n\n{page}\n\n```{{toctree}}\nother\n```\n")
+    (src / "other.md").write_text("# Other\n\n## A heading\n")
+    done = _build(src, tmp_path / "out", "-c", str(DOCS), "-D", "extensions=myst_parser")
+    assert done.returncode != 0
+    assert error in done.stderr
+
+
+def test_readme_is_short_and_links_into_the_docs():
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150, "the README is the entry point: move details into docs/"
+    for page in ("docs/getting-started.md", "docs/guide/commands.md", "docs/reference/index.md"):
+        assert f"]({page})" in readme
