@@ -1,0 +1,47 @@
+"""The committed results pages and the papers' figures are current with what they are drawn from
+(``benchmarks/results_pages.py``, ``benchmarks/paper_figures.py``), without drawing anything: each
+script's ``--check`` rebuilds the pages' text, whose fingerprint covers the inputs of every image."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ("results_pages",)
+#: the largest image a page may carry
+MAX_IMAGE_BYTES = 150_000
+
+
+@pytest.fixture(scope="module", params=SCRIPTS)
+def script(request):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        yield importlib.import_module(request.param)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def test_committed_pages_are_current(script):
+    assert script.check(script.OUT) == []
+
+
+def test_a_missing_or_edited_page_is_reported(script, tmp_path):
+    assert script.check(tmp_path), "an empty folder should be reported as stale pages"
+    for path, text in script.texts(script.build(), tmp_path).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    figures = script.check(tmp_path)
+    assert figures and all(p.endswith("missing") for p in figures), "the figures were not drawn there"
+    page = next(tmp_path.glob("*/index.md"))
+    page.write_text(page.read_text().replace("SHA-256", "sha"))
+    assert any(str(page) in p and "stale" in p for p in script.check(tmp_path))
+
+
+def test_images_are_small(script):
+    images = sorted(script.OUT.rglob("*.png"))
+    assert images
+    assert [p for p in images if p.stat().st_size > MAX_IMAGE_BYTES] == []
