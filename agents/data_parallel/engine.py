@@ -48,7 +48,8 @@ Rainbow: a replay per worker), whose gradients are averaged at every optimizatio
 Ray actors rather than Ray Train: the unit's process must stay the one that records episodes
 (sealed reports) and writes benchgen's checkpoints, which Ray Train would move into its own
 worker loop and checkpoint store; the actors give that with Ray's placement and failure
-detection, and ``torch.distributed`` does the averaging.
+detection, and ``torch.distributed`` does the averaging. Starting, asking and stopping the actors
+is :mod:`benchgen_agents.common.ray_engine`'s, shared with Ape-X.
 """
 
 from __future__ import annotations
@@ -61,23 +62,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 import torch.distributed as dist
 
-from benchgen.errors import UsageError
+from benchgen_agents.common.ray_engine import (
+    ActorDriver,
+    RemoteActor,
+    import_ray,  # noqa: F401 - the programs ask for Ray here
+    seed_from,
+)
 from benchgen_agents.data_parallel.rendezvous import _listen, rendezvous_store
-
-RAY_MISSING = "Ray is not installed; pip install 'benchgen[ray]'"
-
-
-def import_ray():
-    """The ``ray`` module, or a one-line ``UsageError`` saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise UsageError(RAY_MISSING) from None
-    return ray
 
 
 def cpu_copy(value: Any) -> Any:
@@ -207,7 +201,7 @@ def worker_seed(unit_seed: int, steps_done: int, rank: int, restart: int) -> int
     """A seed per worker (``rank``: the virtual worker's index where processes host several),
     different after every resume and every restart (fresh environments should not replay the
     episodes they began with); independent of how many processes share the workers."""
-    return int(np.random.SeedSequence([int(unit_seed), int(steps_done), int(rank), int(restart)]).generate_state(1)[0])
+    return seed_from(unit_seed, steps_done, rank, restart)
 
 
 def hosted_share(rank: int, workers: int, virtual_workers: int) -> list[int]:
@@ -216,7 +210,7 @@ def hosted_share(rank: int, workers: int, virtual_workers: int) -> list[int]:
     return list(range(rank * virtual_workers // workers, (rank + 1) * virtual_workers // workers))
 
 
-class DataParallelWorker:
+class DataParallelWorker(RemoteActor):
     """One worker process (a Ray actor, or the unit's own process for an
     :class:`~benchgen_agents.data_parallel.in_process.InProcessGroup`): the environments and
     collectors of the virtual workers it hosts (one, by default: itself), its place in the
@@ -235,16 +229,13 @@ class DataParallelWorker:
         virtual_workers: int | None = None,
         seeds: list[int] | None = None,
     ):
-        # A failure here is kept for ready(), where Ray reports it as the exception it was (a
-        # constructor's exception only comes back as "the actor died").
-        self._init_error: Exception | None = None
         self.program, self.rank, self.world_size, self.seed = program, int(rank), int(world_size), int(seed)
         self.hosted = list(hosted) if hosted is not None else [self.rank]
         self.virtual_workers = int(virtual_workers or world_size)
         self.seeds = list(seeds) if seeds is not None else [self.seed]
         self.envs: list[Any] = []
         self.collectors: list[Any] = []
-        try:
+        with self._building():
             if threads:
                 torch.set_num_threads(max(1, int(threads)))
             for virtual, seed_v in zip(self.hosted, self.seeds, strict=True):
@@ -252,14 +243,11 @@ class DataParallelWorker:
                 self.envs.append(env)
                 self.collectors.append(collector)
             self.env, self.collector = self.envs[0], self.collectors[0]
-        except Exception as exc:
-            self._init_error = exc
 
     def ready(self, pid_dir: str | None) -> tuple[int, int]:
         """(sub-environments, process id), once built; the pid is also written to
         ``pid_dir/rank<R>.pid`` (to see, or stop, a worker of a running unit)."""
-        if self._init_error is not None:
-            raise self._init_error
+        self._check_built()
         if pid_dir:
             Path(pid_dir).mkdir(parents=True, exist_ok=True)
             (Path(pid_dir) / f"rank{self.rank}.pid").write_text(str(os.getpid()))
@@ -292,8 +280,7 @@ class DataParallelWorker:
     def setup(self, state: Any) -> None:
         """Build the program's learner over the hosted environments (the process group, if
         any, is up)."""
-        if self._init_error is not None:
-            raise self._init_error
+        self._check_built()
         self.averager = GradientAverager(self.world_size)
         self.program.setup_hosted(
             self.envs,
@@ -350,7 +337,7 @@ class WorkerLost(Exception):
     """A worker of the group died during a round."""
 
 
-class DataParallelGroup:
+class DataParallelGroup(ActorDriver):
     """The driver's side: starts the workers, plays rounds, restarts a group that lost a worker."""
 
     #: seconds the workers may take to build their environments
@@ -388,62 +375,42 @@ class DataParallelGroup:
         self.pids: list[int] = []
 
     # -- starting -------------------------------------------------------------------------------
-    def check_resources(self) -> None:
-        """A one-line ``UsageError`` if the cluster cannot hold the workers at once."""
-        need = self.workers * self.worker_cpus
-        have = self.ray.cluster_resources().get("CPU", 0.0)
-        if need > have + 1e-9:
-            raise UsageError(
-                f"{self.workers} workers x worker_cpus={self.worker_cpus:g} need {need:g} CPUs but Ray has "
-                f"{have:g}; lower workers or worker_cpus (worker_cpus=0.5 lets two workers share a CPU), "
-                "or run on a larger Ray cluster (--executor ray --address ...)"
-            )
-
     def start(self, state: Any, steps_done: int) -> None:
         """Start the workers from ``state`` (None: the program's fresh start)."""
-        self.check_resources()
+        self.require_cpus(
+            self.workers,
+            "workers",
+            "worker_cpus",
+            self.worker_cpus,
+            "lower workers or worker_cpus (worker_cpus=0.5 lets two workers share a CPU), "
+            "or run on a larger Ray cluster (--executor ray --address ...)",
+        )
         self.state = state
-        remote = self.ray.remote(DataParallelWorker)
         threads = max(1, int(self.worker_cpus))
-        self.actors = [
-            remote.options(num_cpus=self.worker_cpus, num_gpus=self.worker_gpus, max_restarts=0).remote(
-                self.program,
-                self.env_factory,
-                rank,
-                self.workers,
-                self.envs_per_worker,
-                0,
-                threads,
-                hosted_share(rank, self.workers, self.virtual_workers),
-                self.virtual_workers,
-                [
-                    worker_seed(self.unit_seed, steps_done, v, self.restarts)
-                    for v in hosted_share(rank, self.workers, self.virtual_workers)
-                ],
+        arguments = []
+        for rank in range(self.workers):
+            hosted = hosted_share(rank, self.workers, self.virtual_workers)
+            seeds = [worker_seed(self.unit_seed, steps_done, v, self.restarts) for v in hosted]
+            arguments.append(
+                (self.program, self.env_factory, rank, self.workers, self.envs_per_worker, 0, threads)
+                + (hosted, self.virtual_workers, seeds)
             )
-            for rank in range(self.workers)
-        ]
-        ready = [a.ready.remote(self.pid_dir) for a in self.actors]
-        done, _ = self.ray.wait(ready, num_returns=len(ready), timeout=self.start_timeout)
-        if len(done) < len(ready):
-            self._get(done)  # a worker that failed to start says why
-            self.stop()
-            raise UsageError(
-                f"{len(ready) - len(done)} of {len(ready)} data-parallel workers did not start within "
+        ready = self.start_actors(
+            DataParallelWorker,
+            arguments,
+            ready_args=(self.pid_dir,),
+            timeout_s=self.start_timeout,
+            late=lambda missing, started: (
+                f"{missing} of {started} data-parallel workers did not start within "
                 f"{self.start_timeout:g} s; lower workers or worker_cpus"
-            )
-        self.pids = [pid for _n, pid in self._get(ready)]
-        host, port = self._get(self.actors[0].address.remote())
+            ),
+            num_cpus=self.worker_cpus,
+            num_gpus=self.worker_gpus,
+        )
+        self.pids = [pid for _n, pid in ready]
+        host, port = self.get(self.actors[0].address.remote())
         joins = [actor.join.remote(host, port, state, self.timeout_s) for actor in self.actors]
-        self._get(joins)
-
-    def stop(self) -> None:
-        for actor in self.actors:
-            try:
-                self.ray.kill(actor)
-            except Exception:  # pragma: no cover - already gone
-                pass
-        self.actors = []
+        self.get(joins)
 
     # -- rounds ---------------------------------------------------------------------------------
     def play_round(self, plan: RoundPlan) -> RoundResult:
@@ -482,7 +449,7 @@ class DataParallelGroup:
                 dead = self._dead_ranks()
                 if dead:
                     raise WorkerLost(f"rank {dead[0]} died") from None
-                self._get(done[0])
+                self.get(done[0])
         answers = self.ray.get(refs)
         return RoundResult([r for a in answers for r in a[0]], [a[1] for a in answers], answers[0][2])
 
@@ -494,13 +461,3 @@ class DataParallelGroup:
             except Exception:
                 dead.append(rank)
         return dead
-
-    def _get(self, refs):
-        """``ray.get`` that turns a worker's UsageError back into a UsageError."""
-        try:
-            return self.ray.get(refs)
-        except self.ray.exceptions.RayTaskError as exc:
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, UsageError):
-                raise UsageError(str(cause)) from None
-            raise

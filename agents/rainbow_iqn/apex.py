@@ -49,7 +49,8 @@ use the unit's budget (rounded up to a multiple of ``actor_envs``) and no more.
 
 Ray is imported here only, when ``actors > 0``, and connected through ``ctx.ray()``: the cluster
 of a unit of ``--executor ray``, else a local instance on the loopback interface that the runner
-starts for the unit and stops when it ends.
+starts for the unit and stops when it ends. Starting, asking and stopping the actors is
+:mod:`benchgen_agents.common.ray_engine`'s, shared with the data-parallel groups.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ import torch
 
 from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
-from benchgen_agents.data_parallel.engine import RAY_MISSING, import_ray  # noqa: F401 - apex's, shared
+from benchgen_agents.common.ray_engine import ActorDriver, RemoteActor, import_ray, seed_from
 from benchgen_agents.value_based.implicit_quantiles import ImplicitQuantileHead
 from benchgen_agents.value_based.replay import PrioritizedReplay
 
@@ -81,7 +82,7 @@ def checksum(state: dict[str, np.ndarray]) -> float:
 
 def actor_seed(unit_seed: int, steps_done: int, actor: int) -> int:
     """A seed per actor, different on every resume (fresh envs should not replay old episodes)."""
-    return int(np.random.SeedSequence([int(unit_seed), int(steps_done), int(actor)]).generate_state(1)[0])
+    return seed_from(unit_seed, steps_done, actor)
 
 
 def local_capacity(config, num_envs: int) -> int:
@@ -91,7 +92,7 @@ def local_capacity(config, num_envs: int) -> int:
     return num_envs * ((config.actor_chunk_steps + config.n_step) * (S + 1) + 2 * S + 4)
 
 
-class ApexActor(ImplicitQuantileHead):
+class ApexActor(ImplicitQuantileHead, RemoteActor):
     """One Ape-X actor (run as a Ray actor by :class:`ApexLearner`; plain Python otherwise)."""
 
     def __init__(
@@ -108,15 +109,10 @@ class ApexActor(ImplicitQuantileHead):
         target: dict,
         version: int = 0,
     ):
-        # A failure here is kept for ready(), where Ray reports it as the exception it was
-        # (a constructor's exception only comes back as "the actor died").
-        self._init_error: Exception | None = None
-        try:
+        with self._building():
             self._init(
                 env_factory, num_envs, config, obs_shape, obs_dtype, num_actions, index, seed, online, target, version
             )
-        except Exception as exc:
-            self._init_error = exc
 
     def _init(
         self, env_factory, num_envs, config, obs_shape, obs_dtype, num_actions, index, seed, online, target, version
@@ -173,8 +169,7 @@ class ApexActor(ImplicitQuantileHead):
 
     def ready(self) -> int:
         """This actor's sub-environment count, once it is built (or its construction's error)."""
-        if self._init_error is not None:
-            raise self._init_error
+        self._check_built()
         return self.num_envs
 
     def parameters(self) -> tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -263,7 +258,7 @@ class ApexActor(ImplicitQuantileHead):
         return per_sample.float().cpu().numpy()
 
 
-class ApexLearner:
+class ApexLearner(ActorDriver):
     """The learner side of Ape-X Rainbow-IQN, driving the actors (see the module docstring).
 
     ``train()`` = ``start()`` + ``run()`` + ``stop()``; tests call them one by one."""
@@ -320,48 +315,37 @@ class ApexLearner:
         """Connect to (or start) Ray, publish the weights, start the actors."""
         agent, cfg, ctx = self.agent, self.config, self.ctx
         ray = self.ray = ctx.ray()
-        need = self.num_actors * cfg.actor_cpus
-        have = ray.cluster_resources().get("CPU", 0.0)
-        if need > have + 1e-9:
-            raise UsageError(
-                f"{self.num_actors} actors x actor_cpus={cfg.actor_cpus:g} need {need:g} CPUs but Ray has "
-                f"{have:g}; lower actors or actor_cpus (actor_cpus=0 lets actors share CPUs)"
-            )
+        self.require_cpus(
+            self.num_actors,
+            "actors",
+            "actor_cpus",
+            cfg.actor_cpus,
+            "lower actors or actor_cpus (actor_cpus=0 lets actors share CPUs)",
+        )
         self.assigned = ctx.steps_done
         self.random_until = agent.warmup_steps()
         self._publish()
-        remote = ray.remote(ApexActor)
         online, target = self.refs[self.version]
         factory = ctx.remote_envs()
-        for i in range(self.num_actors):
-            seed = actor_seed(ctx.seed, ctx.steps_done, i)
-            self.actors.append(
-                remote.options(num_cpus=cfg.actor_cpus, max_restarts=0).remote(
-                    factory,
-                    self.actor_envs,
-                    cfg,
-                    agent.obs_shape,
-                    agent.obs_dtype,
-                    agent.num_actions,
-                    i,
-                    seed,
-                    online,
-                    target,
-                    self.version,
-                )
-            )
-        ready = [a.ready.remote() for a in self.actors]
-        done, _ = ray.wait(ready, num_returns=len(ready), timeout=self.start_timeout)
-        if len(done) < len(ready):
-            self._get(done)  # an actor that failed to start says why
+        shape = (cfg, agent.obs_shape, agent.obs_dtype, agent.num_actions)
+        arguments = [
+            (factory, self.actor_envs, *shape, i, actor_seed(ctx.seed, ctx.steps_done, i), online, target, self.version)
+            for i in range(self.num_actors)
+        ]
+
+        def late(missing: int, started: int) -> str:
             free = ray.available_resources().get("CPU", 0.0)
-            raise UsageError(
-                f"{len(ready) - len(done)} of {len(ready)} actors did not start within "
+            return (
+                f"{missing} of {started} actors did not start within "
                 f"{self.start_timeout:g} s (Ray has {free:g} CPUs free, each actor asks for "
                 f"actor_cpus={cfg.actor_cpus:g}); lower actors or actor_cpus (under --executor ray "
                 "each unit also holds cpus_per_unit)"
             )
-        counts = set(self._get(ready))
+
+        ready = self.start_actors(
+            ApexActor, arguments, timeout_s=self.start_timeout, late=late, num_cpus=cfg.actor_cpus
+        )
+        counts = set(ready)
         if len(counts) != 1:  # pragma: no cover - the same factory and count build the same envs
             raise RuntimeError(f"actors built different sub-environment counts: {sorted(counts)}")
         self.actor_envs = counts.pop()
@@ -372,22 +356,8 @@ class ApexLearner:
         self.actor_target = [self.published_target] * self.num_actors
 
     def stop(self) -> None:
-        for actor in self.actors:
-            try:
-                self.ray.kill(actor)
-            except Exception:  # pragma: no cover - already gone
-                pass
-        self.actors, self.pending = [], {}
-
-    def _get(self, refs):
-        """``ray.get`` that turns an actor's UsageError back into a UsageError."""
-        try:
-            return self.ray.get(refs)
-        except self.ray.exceptions.RayTaskError as exc:
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, UsageError):
-                raise UsageError(str(cause)) from None
-            raise
+        super().stop()
+        self.pending = {}
 
     # -- weights --------------------------------------------------------------------------------
     def _publish(self) -> None:
@@ -441,7 +411,7 @@ class ApexLearner:
                 self.stats["wait_seconds"] += time.perf_counter() - t0
             for ref in ready:
                 i = self.pending.pop(ref)
-                chunk = self._get(ref)
+                chunk = self.get(ref)
                 if not cfg.synchronized:
                     self._submit(i)  # the actor goes on while the learner inserts and updates
                 self._insert(i, chunk)

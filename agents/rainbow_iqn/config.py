@@ -27,10 +27,10 @@ This module imports neither torch nor numpy, so ``benchgen list`` stays fast.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 from benchgen.errors import UsageError, did_you_mean
+from benchgen_agents.common.ray_engine import import_ray
 from benchgen_agents.value_based.config import ValueBasedConfig, check_number
 
 #: ``variant`` -> the config defaults it gives (``AgentSpec.variants``): ``paper`` is the field
@@ -146,10 +146,7 @@ class RainbowIQNConfig(ValueBasedConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.actors > 0:  # Ape-X needs Ray: say so before a run directory is made
-            try:
-                importlib.import_module("ray")
-            except ImportError:
-                raise UsageError("Ray is not installed; pip install 'benchgen[ray]'") from None
+            import_ray()
 
     def _validate(self) -> None:
         if self.variant not in VARIANTS:
