@@ -67,5 +67,6 @@ SPECS = [
         factory=RandomAgent,
         description="uniform random actions (the normalization reference)",
         needs=AgentNeeds(reward="benchmark"),  # it ignores rewards: no shaping to compute
+        random_play=True,
     )
 ]

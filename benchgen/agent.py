@@ -212,6 +212,10 @@ class AgentSpec:
     joint: bool = False
     """A joint agent trains one policy on all train tasks of a split at once, then is scored
     zero-shot and (with ``--finetune``) fine-tuned on every test task."""
+    random_play: bool = False
+    """The agent plays uniformly random actions and learns nothing: the play a suite's random
+    scores measure. The conformance kits' smoke runs and a new plugin's tests run such an agent
+    (``Registry.random_play_agent``)."""
     joint_of: str = ""
     """A joint agent's single-task agent, the one it is the joint version of (its name): the plan
     estimates the joint agent's units from that agent's measured speed where the suite measured

@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchgen: error: a run's results.sqlite is damaged ({exc}); restore it from a copy", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # the reader of benchgen's output went away (`benchgen settings ppo | head`): as a Unix tool
+        # the reader of benchgen's output went away (`benchgen settings AGENT | head`): as a Unix tool
         # killed by SIGPIPE, stop quietly; stdout goes to /dev/null so the interpreter's final flush
         # does not raise again
         devnull = os.open(os.devnull, os.O_WRONLY)

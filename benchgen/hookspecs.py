@@ -66,7 +66,7 @@ def benchgen_add_commands(subparsers):
 
     ``subparsers`` is the ``argparse`` sub-parser collection of the ``benchgen`` command. Add a
     parser and set its default ``func`` to a callable taking the parsed ``args`` and returning an
-    exit code, e.g. ``benchgen sonic import-roms DIR``.
+    exit code, e.g. ``benchgen SUITE import-roms DIR`` for a suite whose games the user supplies.
     """
 
 

@@ -89,6 +89,23 @@ def installed_suites() -> list[str]:
         return []
 
 
+def installed_random_agent() -> str:
+    """The installed agent of random play (``AgentSpec.random_play``) that a new suite plugin's
+    tests and README run; a one-line ``UsageError`` where none is installed."""
+    from benchgen.registry import Registry
+
+    try:
+        agent = Registry().random_play_agent()
+    except Exception:  # noqa: BLE001 - said below, in one line
+        agent = None
+    if agent is None:
+        raise UsageError(
+            "no installed agent declares random play (AgentSpec.random_play), which a new suite plugin's tests "
+            "run; check `benchgen plugins`"
+        )
+    return agent
+
+
 def create_plugin(name: str, directory: Path | None = None, taken: Iterable[str] = ()) -> tuple[Path, list[Path]]:
     """Write the suite plugin package for ``name`` into ``directory`` (default ``./<dist>``);
     return it and the files written. Refuses a name that shadows an installed package
@@ -98,7 +115,7 @@ def create_plugin(name: str, directory: Path | None = None, taken: Iterable[str]
     refuse_shadowing(name)
     if name in set(taken):
         raise UsageError(f"a suite named '{name}' is already installed (`benchgen list`); pick another name")
-    return _write(TEMPLATE_DIR, values, directory)
+    return _write(TEMPLATE_DIR, {**values, "random_agent": installed_random_agent()}, directory)
 
 
 def create_agent(name: str, directory: Path | None = None, taken: Iterable[str] = ()) -> tuple[Path, list[Path]]:

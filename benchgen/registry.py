@@ -187,6 +187,11 @@ class Registry:
             raise did_you_mean("agent", name, self.agents, hint="Is its plugin installed? (`benchgen plugins`)")
         return self.agents[name]
 
+    def random_play_agent(self) -> str | None:
+        """The name of an agent that declares random play (``AgentSpec.random_play``), which smoke
+        runs and a new plugin's tests run: the first by name where several do; None where none does."""
+        return next((name for name, spec in sorted(self.agents.items()) if spec.random_play), None)
+
     def splits(self, suite: Suite) -> dict[str, Split]:
         """The suite's own splits (``Suite.splits``) and those plugins add (``benchgen_splits``)."""
         out: dict[str, Split] = {}

@@ -9,7 +9,7 @@ implementation, not only the algorithm: two implementations of one algorithm run
 speeds), its variant if the speed is that variant's, and says what was measured and when::
 
     agent,variant,frames_per_second,num_envs,device,measured
-    ppo,,125,8,cpu,"pong, 27K frames between checkpoints, 2026-11-25, beside other work"
+    myagent,,125,8,cpu,"task-a, 27K frames between checkpoints, 2026-11-25, beside other work"
 
 There is no calibration run: a row is a number someone measured with ``benchgen run`` itself,
 past a learning agent's replay start (where a real run spends most of its time), on one of the

@@ -1,7 +1,7 @@
 """benchgen's built-in commands: a built-in plugin, like pytest's.
 
 Each module here adds its commands through the ``benchgen_add_commands`` hook, the hook a
-third-party plugin implements for its own (``benchgen sonic import-roms``): ``benchgen.cli``
+third-party plugin implements for its own (``benchgen SUITE import-roms``): ``benchgen.cli``
 gives every module of :data:`BUILTIN` the sub-parsers, then the installed plugins. One module per
 family of commands:
 

@@ -23,7 +23,7 @@ def benchgen_add_commands(subparsers):
 
 
 def cmd_new_plugin(args) -> int:
-    from benchgen.newplugin import create_plugin, installed_suites, names
+    from benchgen.newplugin import create_plugin, installed_random_agent, installed_suites, names
 
     target, _files = create_plugin(args.name, args.dir, taken=installed_suites())
     n = names(args.name)
@@ -31,7 +31,7 @@ def cmd_new_plugin(args) -> int:
     print("next:")
     print(f"  pip install -e {target}")
     print(f"  pytest {target / 'tests'}")
-    print(f"  benchgen plugins && benchgen run {n['name']} random --timesteps 2000")
+    print(f"  benchgen plugins && benchgen run {n['name']} {installed_random_agent()} --timesteps 2000")
     print("then replace the scripted corridor by your environment (see docs/plugin_authors.md)")
     return 0
 

@@ -261,8 +261,11 @@ def check_splits(registry: Registry, suite: Suite) -> None:
             raise _fail(suite, f"{where} has {sorted(overlap)[:5]} in both train and test; a split must be disjoint")
 
 
-def check_bad_names(registry: Registry, suite: Suite, agent: str | None = "random") -> None:
-    """Unknown names: see :data:`CHECKS`."""
+def check_bad_names(registry: Registry, suite: Suite, agent: str | None = "") -> None:
+    """Unknown names: see :data:`CHECKS`. ``agent`` runs the unknown task ("": the installed agent
+    of random play, ``Registry.random_play_agent``; None: no run)."""
+    if agent == "":
+        agent = registry.random_play_agent()
     task = suite.tasks()[0]
     cases = [
         (lambda: registry.suite(suite.name + "x"), ["unknown suite", f"did you mean '{suite.name}'"]),
@@ -405,12 +408,17 @@ def check_smoke_run(
     suite: Suite,
     task: str,
     run_dir: Path,
-    agent: str = "random",
+    agent: str = "",
     budget: int | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
     """Run ``agent`` on ``task`` in this process with a tiny budget (default: 200 agent steps in
-    the suite's unit); check the store and the report. Returns the run's report summary dict."""
+    the suite's unit); check the store and the report. Returns the run's report summary dict.
+    ``agent`` "": the installed agent of random play (``Registry.random_play_agent``)."""
+    if agent == "":
+        agent = registry.random_play_agent() or ""
+        if not agent:
+            raise _fail(suite, "no installed agent declares random play (AgentSpec.random_play); pass an agent")
     from benchgen.config import RunConfig
     from benchgen.results.rundir import RunDir
     from benchgen.run import lifecycle

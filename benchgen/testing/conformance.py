@@ -56,8 +56,9 @@ class SuiteConformance:
     score_is_reward_sum: bool = True
     #: info keys an agent must never see
     forbidden_info_keys: Sequence[str] = checks.FORBIDDEN_INFO_KEYS
-    #: agent for the end-to-end smoke run (None skips it)
-    smoke_agent: str | None = "random"
+    #: agent for the end-to-end smoke run: "" the installed agent of random play
+    #: (``AgentSpec.random_play``, ``Registry.random_play_agent``); None skips it
+    smoke_agent: str | None = ""
     #: budget of the smoke run in the suite's unit; None: 200 agent steps
     smoke_budget: int | None = None
 
@@ -112,7 +113,7 @@ class SuiteConformance:
         checks.check_splits(registry, suite)
 
     def test_unknown_names_give_the_standard_error(self, registry, suite):
-        checks.check_bad_names(registry, suite, agent=self.smoke_agent or "random")
+        checks.check_bad_names(registry, suite, agent=self.smoke_agent or "")
 
     def test_vector_env_contract(self, suite):
         task = self.runnable(suite, self.episode_tasks, 1)[0]
@@ -167,7 +168,10 @@ class SuiteConformance:
     def test_runs_end_to_end(self, registry, suite, tmp_path):
         if self.smoke_agent is None:
             pytest.skip("smoke_agent is None")
-        if self.smoke_agent not in registry.agents:
-            pytest.skip(f"agent '{self.smoke_agent}' is not installed")
+        agent = self.smoke_agent or registry.random_play_agent()
+        if agent is None:
+            pytest.skip("no installed agent declares random play (AgentSpec.random_play)")
+        if agent not in registry.agents:
+            pytest.skip(f"agent '{agent}' is not installed")
         task = self.runnable(suite, self.episode_tasks, 1)[0]
-        checks.check_smoke_run(registry, suite, task, tmp_path / "run", self.smoke_agent, self.smoke_budget, self.seed)
+        checks.check_smoke_run(registry, suite, task, tmp_path / "run", agent, self.smoke_budget, self.seed)

@@ -68,7 +68,7 @@ def build_registry(plugins: Any = None, include_agents: bool = True) -> Registry
     them, or None for the installed plugins (entry points plus ``BENCHGEN_PLUGINS``). Hand-given
     plugins are registered alone (``BENCHGEN_PLUGINS`` is ignored while building it), plus the
     first-party agents (``benchgen_agents``, part of the ``benchgen`` distribution) unless
-    ``include_agents`` is false, so the ``random`` agent can run on the suite.
+    ``include_agents`` is false, so an agent of random play can run on the suite.
     """
     if plugins is None:
         return Registry()

@@ -14,7 +14,7 @@ class CompareOptions:
 
     baseline: str | None = None
     """Normalize against: ``raw``; a baseline or reference agent name, or ``NAME@CHECKPOINT`` such
-    as ``rainbow_iqn@10M`` (SABER eq. 2); or a task,score CSV file. Default (None): the suite's
+    as ``NAME@10M`` (SABER eq. 2); or a task,score CSV file. Default (None): the suite's
     default baseline, raw if it has none."""
     normalization: str = "reference"
     """How scores are normalized: ``reference`` (``(a - r) / |w - r|`` against ``baseline``: SABER
