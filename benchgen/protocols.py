@@ -12,11 +12,18 @@ A custom protocol file names the preset it starts from and the parameters it cha
 
 The run records the choice as data (``run.json``: ``protocol_choice``), not as a path, so a
 resumed run or a worker rebuilds the same suite even if the file has changed or gone since.
+
+A suite's protocol dataclass may declare its parameters once with :func:`declared` fields, whose
+defaults are the base protocol's values and whose metadata say what each is for; the helpers
+below derive from that declaration what a protocol file may change (:func:`changeable`), the run
+record's entries (:func:`recorded`), the ``benchgen protocols`` table (:func:`described`) and the
+sources of the values a preset keeps from the base (:func:`declared_sources`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +33,71 @@ from benchgen.suite import Suite
 
 #: keys of a preset's description that are notes about it, not protocol parameters
 NOTE_KEYS = ("sources", "open_values")
+
+#: the roles of a protocol dataclass's :func:`declared` fields (``metadata["role"]``): a value two
+#: runs must share to be compared (the run record); a default a run takes unless told, which the
+#: run records as what it ran (its budget, its tasks), not as a comparability value; the notes
+#: documenting a preset's values (``NOTE_KEYS``); the preset's name
+COMPARED, RUN_DEFAULT, NOTE, IDENTITY = "compared", "run default", "note", "identity"
+
+
+def declared(default: Any, role: str = COMPARED, **metadata: Any) -> Any:
+    """A field of a protocol dataclass: its ``default`` (the base protocol's value), its ``role``
+    and its ``metadata``: ``source`` of the default (it documents every preset that keeps the
+    value and says nothing of it itself, :func:`declared_sources`); ``check(name, value)``, the
+    check of a protocol file's value (the parameter is then changeable, :func:`changeable`);
+    ``record(value)``, its entries in the run record (default ``{name: value}``); ``listed=False``
+    keeps it off the ``benchgen protocols`` table; a suite may add keys of its own."""
+    if role == NOTE:
+        return dataclasses.field(default_factory=default, metadata={"role": role, **metadata})
+    return dataclasses.field(default=default, metadata={"role": role, **metadata})
+
+
+def declared_values(protocol: Any, role: str) -> dict[str, Any]:
+    """``protocol``'s values of the fields declared with ``role``, in declaration order."""
+    return {f.name: getattr(protocol, f.name) for f in dataclasses.fields(protocol) if f.metadata["role"] == role}
+
+
+def changeable(cls: type) -> dict[str, Callable[[str, Any], Any]]:
+    """Parameter -> its check, for the fields of ``cls`` declared with one: what a protocol file
+    may change."""
+    return {f.name: f.metadata["check"] for f in dataclasses.fields(cls) if "check" in f.metadata}
+
+
+def recorded(protocol: Any) -> dict[str, Any]:
+    """``protocol``'s comparability values as the run record writes them: each under its own name
+    unless its declaration's ``record`` gives its entries."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(protocol):
+        if f.metadata["role"] == COMPARED:
+            value = getattr(protocol, f.name)
+            out.update(f.metadata["record"](value) if "record" in f.metadata else {f.name: value})
+    return out
+
+
+def described(protocol: Any) -> dict[str, Any]:
+    """A preset as ``Suite.protocol_presets()`` gives it: its comparability values, the defaults a
+    run takes unless told (all but those declared ``listed=False``), then its notes."""
+    shown = {
+        f.name: getattr(protocol, f.name)
+        for f in dataclasses.fields(protocol)
+        if f.metadata["role"] in (COMPARED, RUN_DEFAULT) and f.metadata.get("listed", True)
+    }
+    return {**shown, **{key: dict(getattr(protocol, key)) for key in NOTE_KEYS}}
+
+
+def declared_sources(protocol: Any) -> dict[str, str]:
+    """``protocol.sources`` with the declaration's ``source`` of each value the preset keeps at its
+    default and documents in neither its ``sources`` nor its ``open_values``."""
+    kept = {
+        f.name: f.metadata["source"]
+        for f in dataclasses.fields(protocol)
+        if "source" in f.metadata
+        and getattr(protocol, f.name) == f.default
+        and f.name not in protocol.sources
+        and f.name not in protocol.open_values
+    }
+    return {**kept, **protocol.sources}
 
 
 def parse_choice(text: str | None) -> dict[str, Any] | None:

@@ -56,15 +56,11 @@ from benchgen.suite import EpisodeEnd, SuiteVectorEnv
 from benchgen_atari_saber.flavors import is_flavor_task
 from benchgen_atari_saber.protocols import SABER, AtariProtocol
 
-# --- SABER protocol constants (SABER Table 1; Machado et al. 2018) ---------------------------
-#: probability that the emulator repeats the previous action, decided at every frame
-STICKY_ACTION_PROBABILITY = 0.25
+# --- SABER protocol values (declared in protocols.py) and the env's constants ----------------
 #: emulator frames per agent step (action repeat)
-FRAMESKIP = 4
+FRAMESKIP = SABER.frameskip
 #: SABER max stuck time: 5 minutes at 60 frames/s
-MAX_STUCK_FRAMES = 18_000
-#: SABER max episode length: 100 hours at 60 frames/s
-MAX_EPISODE_FRAMES = 21_600_000
+MAX_STUCK_FRAMES = SABER.max_stuck_frames
 #: SABER evaluation-time views: score after 5 and 30 minutes of play, in frames
 SCORE_MARKS: dict[str, int] = {"score_5min": 18_000, "score_30min": 108_000}
 #: a single reward at or below this is a wrapped score counter (SABER's code; see module doc)
@@ -85,17 +81,12 @@ def ale_settings(protocol: AtariProtocol = SABER, max_episode_frames: int | None
     signal is added by :class:`SaberVectorEnv`, never by ale-py, whose ``episodic_life`` restarts
     the game). The benchmark script builds its raw baseline env from these too.
     """
-    return dict(
-        repeat_action_probability=protocol.sticky_action_probability,  # Machado: sticky, per frame
-        full_action_space=protocol.full_action_space,  # SABER: full 18 actions
+    settings = dict(
+        protocol.ale_values(),  # the sticky actions, the action set, no-op starts, the cap, the frame skip
         episodic_life=False,  # an episode ends at game over only
         life_loss_info=False,  # no life-loss signal from ale-py
-        noop_max=protocol.noop_max,  # SABER: same starting state, no no-op starts
         use_fire_reset=False,  # SABER: no FIRE on reset; agents learn to press it
         reward_clipping=False,  # raw scores; agents clip for training themselves
-        # SABER: 100 h cap, counted in frames
-        max_num_frames_per_episode=protocol.max_episode_frames if max_episode_frames is None else max_episode_frames,
-        frameskip=protocol.frameskip,  # Rainbow/IQN preprocessing from here on
         maxpool=True,
         grayscale=True,
         img_height=OBS_SHAPE[1],
@@ -103,6 +94,9 @@ def ale_settings(protocol: AtariProtocol = SABER, max_episode_frames: int | None
         stack_num=OBS_SHAPE[0],
         autoreset_mode=AutoresetMode.SAME_STEP,
     )
+    if max_episode_frames is not None:  # the evaluation episodes' own cap
+        settings["max_num_frames_per_episode"] = max_episode_frames
+    return settings
 
 
 def full_action_map(action_set: Sequence[Any]) -> np.ndarray:

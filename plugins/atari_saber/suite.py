@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from benchgen.errors import UsageError, did_you_mean
-from benchgen.protocols import changed_parameters
+from benchgen.protocols import changed_parameters, described, recorded
 from benchgen.scoring import PublishedAggregate, ReferenceScores
 from benchgen.suite import EvaluationSchedule, Suite
 from benchgen.tuned import TunedSettings, entries_for, load_tuned_file
@@ -52,8 +52,8 @@ class AtariSaberSuite(Suite):
     description = "61 Atari games + 80 modes/difficulties, SABER protocol (sticky, 18 actions, no life info, 100 h cap)"
     version = "1"
     budget_unit = "frames"
-    frames_per_step = saber_env.FRAMESKIP
-    default_budget = 200_000_000  # SABER: 200M frames per game
+    frames_per_step = protocols.SABER.frameskip
+    default_budget = protocols.SABER.training_frames  # SABER: 200M frames per game
     default_checkpoints = (10_000_000, 50_000_000, 100_000_000, 200_000_000)  # SABER Table 6 columns
     default_num_envs = 8  # a throughput choice, not a protocol value (SABER does not fix it)
     episode_fields = tuple(saber_env.SCORE_MARKS)  # ("score_5min", "score_30min")
@@ -62,7 +62,7 @@ class AtariSaberSuite(Suite):
     score_views = {"score_5min": "5 min", "score_30min": "30 min"}
     end_reasons = saber_env.END_REASONS
     task_score_rule = "mean raw score of the last 100 training episodes (SABER/Machado); inf if any is inf"
-    default_split = "all"
+    default_split = protocols.SABER.split
     default_joint_split = "ale_train5"
     default_protocol = protocols.DEFAULT
 
@@ -79,19 +79,9 @@ class AtariSaberSuite(Suite):
             self.task_score_rule = protocol.task_score
 
     def protocol_presets(self) -> dict[str, dict[str, Any]]:
-        """SABER, Machado et al. 2018, DQN 2015, Rainbow 2018 and ALE 2013 (``protocols.py``)."""
-        return {name: self._described(p) for name, p in protocols.PRESETS.items()}
-
-    @staticmethod
-    def _described(p: protocols.AtariProtocol) -> dict[str, Any]:
-        return {
-            **p.parameters(),
-            # the two defaults a run takes unless told (not comparability values: runs record their budget and tasks)
-            "training_frames": p.training_frames,
-            "split": p.split,
-            "sources": dict(p.sources),
-            "open_values": dict(p.open_values),
-        }
+        """SABER, Machado et al. 2018, DQN 2015, Rainbow 2018, ALE 2013 and Atari 100K, as their
+        declaration lists them (``benchgen.protocols.described``)."""
+        return {name: described(p) for name, p in protocols.PRESETS.items()}
 
     def with_protocol(self, preset: str, changes: Mapping[str, Any]) -> AtariSaberSuite:
         """This suite under ``preset`` with ``changes`` (``AtariProtocol.CHANGEABLE`` keys)."""
@@ -144,38 +134,18 @@ class AtariSaberSuite(Suite):
             "suite": self.name,
             "version": self.version,
             **custom,
-            "protocol_version": p.version,
+            **recorded(p),  # every comparability value of the protocol, as its declaration records it
+            # how ale-py and the env apply them, the same under every protocol
             "emulator": "ale-py",
             "ale_py_version": _ale_version(),
-            "sticky_action_probability": p.sticky_action_probability,
             "sticky_actions_per": "emulator frame",
-            "full_action_space": p.full_action_space,
             "num_actions": saber_env.NUM_ACTIONS if p.full_action_space else "the game's minimal set",
-            "life_info": p.life_loss_ends_training_episodes,
-            "life_loss_ends_training_episodes": p.life_loss_ends_training_episodes,
             "episodic_life": False,
-            "noop_max": p.noop_max,
             "fire_reset": False,
-            "max_stuck_frames": p.max_stuck_frames,
-            "max_episode_frames": p.max_episode_frames,
-            "infinite_gameplay_rule": (
-                "cap reached with a positive reward within the last max_stuck_frames" if p.infinite_gameplay else None
-            ),
-            "task_score": p.task_score,
-            "training_episodes": p.training_episodes,
-            "evaluation_episodes": p.evaluation_episodes,
-            "evaluation_frames": p.evaluation_frames,
-            "evaluation_interval_frames": p.evaluation_interval_frames,
-            "evaluation_epsilon": p.evaluation_epsilon,
-            "evaluation_episode_cap_frames": p.evaluation_episode_cap_frames,
-            # only where it is on: the runs of the presets that never scored the best policy keep
-            # the protocol they recorded
-            **({"best_policy": "best evaluation round's agent, re-evaluated after training"} if p.best_policy else {}),
             "rollover_threshold": saber_env.ROLLOVER_THRESHOLD,
             "rollover_correction": "10**ceil(log10(|r|))",
             "score_marks_frames": dict(saber_env.SCORE_MARKS),
             "reward_clipping": False,
-            "frameskip": p.frameskip,
             "preprocessing": {
                 "maxpool_last_2_frames": True,
                 "grayscale": True,
