@@ -1,0 +1,74 @@
+"""The planner's measured speeds come from the suites that own them (``Suite.measured_speeds``,
+:mod:`benchgen.speeds`), and what it needs of an agent from the agent's declared traits
+(``AgentSpec.joint_of``, ``AgentSpec.device``, ``AgentSpec.random_play``), not from names."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from benchgen.config import RunConfig
+from benchgen.errors import UsageError
+from benchgen.registry import get_registry
+from benchgen.run.cost import describe_cost, find_speed
+from benchgen.run.plan import plan_units, resolve
+from benchgen.speeds import Speed, read_speeds_csv
+
+HEADER = "agent,variant,frames_per_second,num_envs,device,measured\n"
+
+
+def test_a_speeds_file_is_read_row_by_row(tmp_path):
+    path = tmp_path / "speeds.csv"
+    path.write_text(HEADER + 'myagent,,125,8,cpu,"task-a, 27K frames, 2026-11-25"\nmyagent,fast,900,1,cuda,on a GPU\n')
+    assert read_speeds_csv(path, "pkg/data/speeds.csv") == [
+        Speed("myagent", None, 125.0, 8, "task-a, 27K frames, 2026-11-25", "cpu", "pkg/data/speeds.csv"),
+        Speed("myagent", "fast", 900.0, 1, "on a GPU", "cuda", "pkg/data/speeds.csv"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("agent,frames_per_second\nmyagent,1\n", "needs the columns"),
+        (HEADER + "myagent,,fast,1,cpu,x\n", ":2: malformed speed row"),
+        (HEADER + "myagent,,10,1,tpu,x\n", ":2: device must be one of cpu, cuda"),
+        (HEADER + "myagent,,0,1,cpu,x\n", ":2: a row needs an agent, frames_per_second > 0"),
+    ],
+)
+def test_a_malformed_speeds_file_is_one_line_naming_it(tmp_path, text, fragment):
+    path = tmp_path / "speeds.csv"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=fragment) as info:
+        read_speeds_csv(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_joint_agent_is_planned_from_the_speed_of_the_agent_it_is_the_joint_version_of():
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=40_000)
+    resolved = resolve(registry, run, {})
+    lines = describe_cost(resolved, plan_units(resolved))
+    assert "ppo_joint's units at ppo's single-task speed" in lines[1], lines
+    assert "shipped table (benchgen_atari_saber/data/speeds.csv, no calibration)" in lines[1], lines
+    # without the declared trait there is nothing to fall back on: no estimate, never a guess
+    alone = dataclasses.replace(resolved, spec=dataclasses.replace(resolved.spec, joint_of=""))
+    assert find_speed(alone) is None
+
+
+def test_the_device_is_the_agents_answer():
+    """The planner asks ``AgentSpec.device``; an agent that declares none is planned on the CPU."""
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="rainbow_iqn", tasks=["breakout"], budget=2_000_000, num_envs=16)
+    resolved = resolve(registry, run, {"device": "cpu"})
+    on_gpu = dataclasses.replace(resolved, spec=dataclasses.replace(resolved.spec, device=lambda config: "cuda"))
+    assert find_speed(on_gpu)[0].frames_per_second == 2628
+    no_answer = dataclasses.replace(resolved, spec=dataclasses.replace(resolved.spec, device=None))
+    assert find_speed(no_answer)[0].frames_per_second == 36
+
+
+def test_a_joint_of_needs_a_joint_agent_and_random_play_is_declared():
+    spec = get_registry().agent("ppo")
+    with pytest.raises(TypeError, match="joint_of"):
+        dataclasses.replace(spec, name="x", joint_of="ppo")
+    assert get_registry().random_play_agent() == "random"
