@@ -81,7 +81,7 @@ TITLES = {"iqm": "IQM", "median": "Median", "mean": "Mean", "optimality_gap": "O
 GAP_S = 20 * 60
 #: bootstrap replications of the probability of improvement (rliable's Mann-Whitney per game is slow)
 POI_REPS = 1000
-#: the runs made since the speeds the planner's table holds were measured (benchgen/run/speeds.csv,
+#: the runs made since the speeds the planner's table holds were measured (plugins/atari_saber/data/speeds.csv,
 #: 2026-11-26: the faster updates; README "What the whole table costs"): the earlier runs trained
 #: with slower updates, most of them beside heavy other work, and are shown but not summarized
 SINCE = "2026-11-26T19:00"
