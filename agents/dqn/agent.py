@@ -10,7 +10,8 @@ The parts, from ``benchgen_agents.value_based``:
   per 4 agent steps, a target copy every 10K agent steps;
 * exploration: epsilon-greedy, epsilon annealed linearly from 1 to 0.1 over the first million
   agent steps after the replay start (as DeepMind's released code and Dopamine count them);
-* optimizer: RMSProp with the paper's momentum and minimum squared gradient (below).
+* optimizer: centered RMSProp with the paper's momentum and minimum squared gradient, or for
+  DrQ(epsilon) Adam (:mod:`benchgen_agents.common.optimizers`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from benchgen_agents.common.optimizers import adam, centered_rmsprop
 from benchgen_agents.dqn.config import DQNConfig
 from benchgen_agents.value_based.agent import ValueBasedAgent
 from benchgen_agents.value_based.expected_value import ExpectedValueHead
@@ -30,21 +32,9 @@ class DQNAgent(ExpectedValueHead, ValueBasedAgent):
     config: DQNConfig
 
     def make_optimizer(self, parameters) -> torch.optim.Optimizer:
-        cfg = self.config
-        if cfg.optimizer == "adam":  # DrQ (Kostrikov et al. 2021): Adam with DER's lr and epsilon
-            return torch.optim.Adam(parameters, lr=cfg.learning_rate, eps=cfg.adam_eps, fused=True)
-        # Nature DQN's RMSProp (DeepMind's variant, centered): squared-gradient and gradient
-        # momentum 0.95, step lr * g / sqrt(E[g^2] - E[g]^2 + 0.01). torch's centered RMSprop adds
-        # its eps outside the square root: sqrt(v) + eps with eps = sqrt(0.01) = 0.1 bounds the
-        # paper's denominator within a factor sqrt(2) and equals it where either term dominates.
-        return torch.optim.RMSprop(
-            parameters,
-            lr=cfg.learning_rate,
-            alpha=cfg.rmsprop_decay,
-            eps=cfg.rmsprop_min_squared_gradient**0.5,
-            centered=True,
-            foreach=True,  # one kernel per operation over all parameters (same arithmetic, several times faster)
-        )
+        if self.config.optimizer == "adam":  # DrQ (Kostrikov et al. 2021): Adam with DER's lr and epsilon
+            return adam(parameters, self.config)
+        return centered_rmsprop(parameters, self.config)
 
     def epsilon(self) -> float:
         """Linear annealing from ``epsilon_start`` to ``epsilon_end`` over

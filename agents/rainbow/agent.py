@@ -7,14 +7,12 @@ The parts, from ``benchgen_agents.value_based``:
   the priority; double-Q bootstrap action from the online net's mean);
 * learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` (random warm-up, noisy
   exploration, frame-once n-step prioritized replay, one update per 4 agent steps, target copies);
-* optimizer: Adam with Rainbow's learning rate and epsilon (below);
+* optimizer: the learner's Adam with Rainbow's learning rate and epsilon (the config's);
 * with ``workers > 0``: Gotta Learn Fast's Algorithm 2, data-parallel workers
   (:mod:`benchgen_agents.rainbow.data_parallel`).
 """
 
 from __future__ import annotations
-
-import torch
 
 from benchgen_agents.rainbow.config import RainbowConfig
 from benchgen_agents.value_based.agent import ValueBasedAgent
@@ -37,7 +35,3 @@ class RainbowAgent(CategoricalHead, ValueBasedAgent):
             learn_data_parallel(self, ctx)
             return
         super().learn(env, ctx)
-
-    def make_optimizer(self, parameters) -> torch.optim.Optimizer:
-        # Rainbow table 1: Adam, lr 6.25e-5, eps 1.5e-4.
-        return torch.optim.Adam(parameters, lr=self.config.learning_rate, eps=self.config.adam_eps, fused=True)

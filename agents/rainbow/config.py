@@ -5,7 +5,8 @@ The settings shared with DQN and Rainbow-IQN come from
 :class:`~benchgen_agents.value_based.config.ValueBasedConfig`, whose defaults are Rainbow's
 already (n = 3, double Q, dueling, PER omega 0.5 and beta 0.4 -> 1, replay 1M, learning start
 80K frames, target copy every 32K frames, one update per 4 agent steps, batch 32, gamma 0.99,
-rewards clipped to [-1, 1]); the fields below are the C51 head, the noisy nets and Adam.
+rewards clipped to [-1, 1], Adam with lr 6.25e-5 and eps 1.5e-4); the fields below are the C51
+head and the noisy nets.
 
 On Sonic the Sonic suite supplies Gotta Learn Fast's values (Nichol et al. 2018, section 4.2;
 ``plugins/sonic/tuned/rainbow.yaml``): Vmax = 200, replay 0.5M, no hyperparameter schedules
@@ -75,12 +76,6 @@ class RainbowConfig(ValueBasedConfig):
     """Initial noise scale of the factorised noisy layers, sigma_i = sigma0 / sqrt(fan_in)
     (NoisyNet, Rainbow: 0.5). Rainbow uses no epsilon-greedy exploration."""
 
-    # -- optimisation --------------------------------------------------------------------------
-    learning_rate: float = 6.25e-5
-    """Adam learning rate (Rainbow: 0.0000625)."""
-    adam_eps: float = 1.5e-4
-    """Adam epsilon (Rainbow: 1.5e-4)."""
-
     # -- data-parallel joint training (Gotta Learn Fast, section 4.6 and Algorithm 2) ----------
     workers: int = 0
     """Data-parallel workers (Ray actors) of a learning unit other than fine-tuning, each running
@@ -122,4 +117,3 @@ class RainbowConfig(ValueBasedConfig):
         if self.v_min >= self.v_max:
             raise UsageError(f"v_min ({self.v_min}) must be less than v_max ({self.v_max})")
         check_number("noisy_sigma0", self.noisy_sigma0, self.noisy_sigma0 >= 0, "non-negative")
-        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")

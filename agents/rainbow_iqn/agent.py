@@ -7,7 +7,7 @@ The parts, from ``benchgen_agents.value_based``:
   bootstrap action from the mean over K quantiles);
 * learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` (random warm-up, noisy
   exploration, frame-once 3-step prioritized replay, one update per 4 agent steps, target copies);
-* optimizer: Adam with IQN's learning rate and epsilon (below).
+* optimizer: the learner's Adam with IQN's learning rate and epsilon (the config's).
 
 With ``actors > 0``, ``learn`` hands over to the Ape-X learner of ``apex.py`` (SABER's
 distributed setting): remote actors step their own environments, this process learns.
@@ -16,7 +16,6 @@ distributed setting): remote actors step their own environments, this process le
 from __future__ import annotations
 
 import gymnasium as gym
-import torch
 
 from benchgen.agent import TrainingContext
 from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig
@@ -29,10 +28,6 @@ class RainbowIQNAgent(ImplicitQuantileHead, ValueBasedAgent):
 
     name = "rainbow_iqn"
     config: RainbowIQNConfig
-
-    def make_optimizer(self, parameters) -> torch.optim.Optimizer:
-        # IQN: Adam, lr 5e-5, eps 0.01/32. fused: one kernel for all parameters (same arithmetic).
-        return torch.optim.Adam(parameters, lr=self.config.learning_rate, eps=self.config.adam_eps, fused=True)
 
     def learn(self, env: gym.vector.VectorEnv, ctx: TrainingContext) -> None:
         if self.config.actors == 0:

@@ -156,5 +156,4 @@ class RainbowIQNConfig(ValueBasedConfig):
         if self.actors and self.updates_per_period != 1:
             raise UsageError("updates_per_period is for the single-process agent; Ape-X learners take 1")
         check_number("noisy_sigma0", self.noisy_sigma0, self.noisy_sigma0 >= 0, "non-negative")
-        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")
         check_number("actor_cpus", self.actor_cpus, self.actor_cpus >= 0, "a non-negative number")

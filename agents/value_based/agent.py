@@ -15,13 +15,12 @@ form Rainbow (Hessel et al. 2018) and SABER's Rainbow-IQN use it, top to bottom:
    GPU is replayed as a CUDA graph (``cuda_graph.py``).
 3. ``act`` (greedy: noise off), ``save`` / ``load`` (tensors and JSON only, ``checkpoint_io``).
 
-An agent is ``class XAgent(SomeHead, ValueBasedAgent)`` with a ``make_optimizer`` (and, for
-DQN, its own ``explore_actions``): the head module brings the network, the targets and the loss.
+An agent is ``class XAgent(SomeHead, ValueBasedAgent)`` (DQN adds its own ``make_optimizer`` and
+``explore_actions``): the head module brings the network, the targets and the loss.
 """
 
 from __future__ import annotations
 
-import abc
 import copy
 import dataclasses
 import hashlib
@@ -36,6 +35,7 @@ import torch
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
+from benchgen_agents.common.optimizers import adam
 from benchgen_agents.torch_device import cpu_threads, pick_device
 from benchgen_agents.value_based.augmentation import augment, draw_augmentation
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
@@ -90,7 +90,7 @@ def generator_from_state(device: torch.device, state: torch.Tensor) -> torch.Gen
 
 class ValueBasedAgent(Agent):
     """The shared learner; see the module docstring. Subclasses mix in a head (``Head``) and
-    set :attr:`name` and :meth:`make_optimizer`."""
+    set :attr:`name`."""
 
     name: str = ""
     """The agent's name: log tags (``NAME/loss``), checkpoint files (``NAME.pt``), messages."""
@@ -103,9 +103,11 @@ class ValueBasedAgent(Agent):
     def state_file(self) -> str:
         return f"{self.name}.json"
 
-    @abc.abstractmethod
     def make_optimizer(self, parameters) -> torch.optim.Optimizer:
-        """The agent's optimizer over the online network's parameters (its paper's)."""
+        """The agent's optimizer over the online network's parameters: Adam with the config's
+        learning rate and epsilon (Rainbow's, IQN's, DER's); an agent whose paper names another
+        optimizer overrides this."""
+        return adam(parameters, self.config)
 
     def __init__(self, config: ValueBasedConfig, environment: AgentEnvironment):
         super().__init__(config, environment)
