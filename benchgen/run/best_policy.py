@@ -32,7 +32,8 @@ from pathlib import Path
 
 from benchgen.errors import UsageError
 from benchgen.phases import best_policy_phase
-from benchgen.run.evaluation import EvaluationRounds
+from benchgen.run.build import COPY_HINT, load_checkpoint
+from benchgen.run.evaluation import CheckpointEvaluation, EvaluationRounds
 from benchgen.run.signals import STOP
 
 #: the ``extras`` keys of a re-evaluation episode: the round whose agent it re-evaluates, and
@@ -75,9 +76,9 @@ class BestPolicy:
         last = len(self.rounds.points)
         return not STOP.requested and self.rounds.complete(last) and not self.reevaluation.complete(1)
 
-    def play(self, load: Callable[[Path], None], play: Callable[[EvaluationRounds], None]) -> None:
-        """``load(path)`` puts the best round's checkpoint into the agent, ``play(rounds)`` plays
-        the re-evaluation's due round with it (no save before it)."""
+    def play(self, evaluation: CheckpointEvaluation) -> None:
+        """Load the best round's checkpoint into ``evaluation``'s agent and play the
+        re-evaluation's due round with it (no save before it)."""
         if not self.due:
             return
         k = self.rounds.best_round()
@@ -89,5 +90,7 @@ class BestPolicy:
                 f"frames) is missing at {path}; restore it from a copy of the run"
             )
         self.reevaluation.extras = {BEST_ROUND_KEY: k, BEST_FRAMES_KEY: frames}
-        load(path)
-        play(self.reevaluation)
+        load_checkpoint(
+            evaluation.agent, path, f"unit {self.rounds.unit.unit_id}: its best round's checkpoint", COPY_HINT
+        )
+        evaluation.play_once(self.reevaluation)

@@ -19,10 +19,9 @@ from pathlib import Path
 from benchgen.agent import Agent
 from benchgen.config import to_dict
 from benchgen.errors import UsageError
-from benchgen.phases import JOINT, LEARNING
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
-from benchgen.run.plan import ResolvedRun, transfer_points
+from benchgen.run.resolved import ResolvedRun
 
 
 def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
@@ -37,41 +36,43 @@ def save_points(r: ResolvedRun, unit: Unit) -> list[int]:
         if r.run.checkpoint_every
         else max(r.suite.frames_per_step, total // 20)
     )
-    points = set(range(every, total, every)) | reporting_frames(r, unit)
+    points = set(range(every, total, every)) | r.reporting_frames(unit)
     return sorted(p for p in points if 0 < p < total)
-
-
-def reporting_frames(r: ResolvedRun, unit: Unit) -> set[int]:
-    """The unit's reporting checkpoints in frames (their agent checkpoints are kept); a joint
-    unit's also include the points its transfer units start from (``transfer_points``)."""
-    if unit.phase not in LEARNING:
-        return set()
-    scale = unit.budget_frames / r.suite.to_frames(r.budget)
-    points = {int(r.suite.to_frames(c) * scale) for c in r.checkpoints}
-    if unit.phase == JOINT:
-        zeroshot, finetune = transfer_points(r)
-        points |= set(zeroshot) | set(finetune)
-    return points
 
 
 class Saver:
     """Writes the unit's checkpoints; keeps, for each reporting checkpoint, the first agent
     checkpoint written at or past it (save points are crossed at the first vector step past them)."""
 
-    def __init__(self, agent: Agent, r: ResolvedRun, store: UnitStore, unit: Unit, run_dir: RunDir, recorder):
+    def __init__(
+        self,
+        agent: Agent,
+        r: ResolvedRun,
+        store: UnitStore,
+        unit: Unit,
+        run_dir: RunDir,
+        recorder,
+        also_keep: Callable[[], set[int]] = set,
+    ):
         self.agent, self.r, self.store, self.unit, self.run_dir = agent, r, store, unit, run_dir
         self.recorder = recorder
-        self.pending = sorted(reporting_frames(r, unit))
+        self.pending = sorted(r.reporting_frames(unit))
         ckpt_dir = run_dir.checkpoints_dir(unit.unit_id)
         existing = sorted(int(p.name) for p in ckpt_dir.glob("*") if p.name.isdigit()) if ckpt_dir.is_dir() else []
         self.kept: set[int] = set()
         #: more frame counts whose checkpoints are kept, asked at every save (the best round's)
-        self.also_keep: Callable[[], set[int]] = set
+        self.also_keep = also_keep
         for point in list(self.pending):  # a resumed unit keeps what it kept before
             at_or_past = [f for f in existing if f >= point]
             if at_or_past and at_or_past[0] <= recorder.frames_done:
                 self.kept.add(at_or_past[0])
                 self.pending.remove(point)
+
+    def save_current(self) -> None:
+        """Write the agent's checkpoint at the current frame counter unless the newest one is
+        there already (the agent of an evaluation round is the one on disk)."""
+        if self.store.unit(self.unit.unit_id).last_checkpoint_frames != self.recorder.frames_done:
+            self()
 
     def __call__(self) -> Path:
         frames = self.recorder.frames_done

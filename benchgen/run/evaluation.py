@@ -23,6 +23,7 @@ import numpy as np
 from benchgen.phases import evaluation_phase
 from benchgen.remote import EpisodeTracker
 from benchgen.results.compare.gather import ROUND_KEY
+from benchgen.run.build import bind_emulators
 from benchgen.run.signals import STOP
 from benchgen.suite import EpisodeEnd, EvaluationSchedule
 
@@ -184,3 +185,45 @@ class EvaluationRounds:
         self.recorded[k] = {task: (n, f) for task, (n, f) in got.items()}
         self.scores[k] = sums
         self.began[k] = frames_at
+
+
+def _on_disk() -> None:
+    """The save before a round whose agent is already on disk: nothing to write."""
+
+
+class CheckpointEvaluation:
+    """A unit's evaluation rounds played with its agent when they are due, in the suite's
+    ``"eval"`` environments under the suite's agent wrappers (the agent gets each round's
+    emulators, then the training environment's back). The unit's checkpoint schedule calls
+    :meth:`play_due` after every vector step (``TrainingContext.maybe_checkpoint``) and once
+    training is over; ``saver`` (:class:`benchgen.run.checkpoints.Saver`) writes the agent that
+    plays a round first, so a resumed unit continues the round with it (None: the agent is on
+    disk already, a re-evaluated one)."""
+
+    def __init__(self, r, agent, rounds: EvaluationRounds, saver=None):
+        self.r = r
+        self.agent = agent
+        self.rounds = rounds
+        self.saver = saver
+
+    def play_due(self, training_over: bool = False) -> None:
+        """Play the unit's rounds that are due (after training: the last one too)."""
+        if not STOP.requested:
+            self._play(self.rounds, training_over, self.saver.save_current if self.saver else _on_disk)
+
+    def play_once(self, rounds: EvaluationRounds) -> None:
+        """Play ``rounds``' due round with the agent as it is, on disk already (the best policy's
+        re-evaluation, ``benchgen.run.best_policy``)."""
+        self._play(rounds, True, _on_disk)
+
+    def _eval_env(self, tasks: list[str], seed: int):
+        return self.r.suite.make_env(tasks, seed=seed, mode="eval")
+
+    def _wrap(self, env):
+        return bind_emulators(self.r, self.agent, self.r.suite.agent_wrappers(env, self.r.spec.needs))
+
+    def _play(self, rounds: EvaluationRounds, training_over: bool, save) -> None:
+        try:
+            rounds.play_due(self.agent, self._eval_env, self._wrap, save, training_over)
+        finally:
+            bind_emulators(self.r, self.agent, rounds.recorder)

@@ -29,24 +29,23 @@ def run_units(run_dir: RunDir, r: ResolvedRun, progress) -> None:
         run_in_process(run_dir, r, progress)
 
 
-def preflight(r: ResolvedRun) -> None:
+def preflight(r: ResolvedRun, checkpoint: str | None = None) -> None:
     """Checks that must pass before anything is written: the executor is reachable, the agent
     can be built for the suite's spaces (an agent that cannot handle them refuses in one line
-    here, not after the run directory exists), and a ``--from`` checkpoint loads into it (a
-    crafted, foreign or damaged one is refused here too)."""
+    here, not after the run directory exists), and ``checkpoint`` (a ``--from`` checkpoint, the
+    first agent a re-evaluation plays; None: none) loads into it (a crafted, foreign or damaged
+    one is refused here too)."""
     if r.run.executor == "ray":
         from benchgen.run.ray_connect import connect
 
         connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
-    from benchgen.run.unit import build_agent, load_checkpoint
+    from benchgen.run.build import build_agent, load_checkpoint
 
     task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
     env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)
     try:
         agent = build_agent(r, env, [task])
-        if r.run.from_checkpoint:
-            load_checkpoint(
-                agent, Path(r.run.from_checkpoint), "checkpoint", "restore it from a copy of its run, or give another"
-            )
+        if checkpoint:
+            load_checkpoint(agent, Path(checkpoint), "checkpoint", "restore it from a copy of its run, or give another")
     finally:
         env.close()

@@ -69,7 +69,7 @@ def start(registry: Registry, resolved: ResolvedRun, out: Path | None = None, *,
     from benchgen.run.execute import preflight
     from benchgen.run.signals import STOP
 
-    preflight(resolved)
+    preflight(resolved, resolved.run.from_checkpoint)
     out = out or default_out(resolved.run)
     if STOP.requested:
         print("benchgen: interrupted before the run started; nothing was written", file=sys.stderr)
@@ -115,7 +115,7 @@ def sweep(
             print(f"condition {label}:\n{describe(resolved)}")
         return 0
     for _, resolved in conditions:  # each condition's agent is built once before anything is written
-        preflight(resolved)
+        preflight(resolved, resolved.run.from_checkpoint)
     out = out or default_out(run, "sweep")
     studies.check_sweep_out(out)
     run_dirs = [create_run(registry, resolved, out / label) for label, resolved in conditions]
@@ -165,16 +165,10 @@ def _evaluate(registry, source, protocol, episodes, num_envs, out, progress, pro
     from benchgen.run.plan import run_metadata
 
     resolved, units, extra = studies.plan_reevaluation(registry, source, protocol, episodes)
-    if num_envs is not None:
-        if num_envs <= 0:
-            raise UsageError("--num-envs must be positive")
-        resolved.run.num_envs = num_envs
-    resolved.run.progress = progress
-    if progress_every is not None:
-        resolved.run.progress_every = progress_every
-    resolved.run.from_checkpoint = units[0].init_checkpoint  # preflight loads one: a damaged one is refused now
-    preflight(resolved)
-    resolved.run.from_checkpoint = None
+    if num_envs is not None and num_envs <= 0:
+        raise UsageError("--num-envs must be positive")
+    resolved = _with_run(resolved, progress, progress_every, num_envs=num_envs)
+    preflight(resolved, units[0].init_checkpoint)  # a damaged checkpoint is refused now
     given = resolved.run.protocol  # --protocol, else the run's own (None: a suite's only protocol)
     name = (Path(given).stem if given.endswith((".yaml", ".yml")) else given) if given else ""
     absolute = Path(os.path.abspath(source))  # (`.` and `runs/base/..` have a name too)
@@ -250,10 +244,7 @@ def _resume_run(
             "run that script again to continue it"
         )
     resolved = resolve_from_meta(registry, record)
-    if not progress:
-        resolved.run.progress = False
-    if progress_every is not None:
-        resolved.run.progress_every = progress_every
+    resolved = _with_run(resolved, resolved.run.progress and progress, progress_every)
     validate_run_config(resolved.run, resolved.suite)
     changed = drift(record, resolved)
     if changed and not force:
@@ -264,10 +255,17 @@ def _resume_run(
             "would mix them in one run. Reinstall what it recorded, or pass --force (the change is "
             "recorded in run.json)"
         )
-    preflight(resolved)
+    preflight(resolved, resolved.run.from_checkpoint)
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
     return execute(run_dir, resolved, report=report)
+
+
+def _with_run(resolved: ResolvedRun, progress: bool, progress_every: float | None, **given: Any) -> ResolvedRun:
+    """``resolved`` with the run settings a command gives on top of a recorded run: the
+    progress display, and each of ``given`` that is not None."""
+    changes = {k: v for k, v in {"progress_every": progress_every, **given}.items() if v is not None}
+    return dataclasses.replace(resolved, run=dataclasses.replace(resolved.run, progress=progress, **changes))
 
 
 def execute(run_dir: RunDir, resolved: ResolvedRun, *, report: bool = True) -> int:
@@ -378,10 +376,7 @@ def open_recording(
         suite=suite.name, agent=agent, tasks=[task], seeds=[seed], budget=budget, protocol=protocol, num_envs=num_envs
     )
     spec = AgentSpec(agent, _OwnLoopConfig, _refuse, description="a training loop outside benchgen")
-    checkpoints = sorted(
-        {max(1, round(c * budget / suite.default_budget)) for c in suite.default_checkpoints} | {budget}
-    )
-    resolved = ResolvedRun(run, _OwnLoopConfig(), suite, spec, None, [task], budget, checkpoints, choice)
+    resolved = ResolvedRun.planned(run, _OwnLoopConfig(), suite, spec, None, [task], choice)
     meta = dataclasses.replace(run_metadata(registry, resolved), external_loop=True, agent_config=dict(config or {}))
-    unit = Unit(f"{TRAIN}-{task}-s{seed}", 0, TRAIN, [task], seed, suite.to_frames(budget))
+    unit = Unit(f"{TRAIN}-{task}-s{seed}", 0, TRAIN, [task], seed, resolved.budget_frames)
     return RunDir.create(out, meta, [unit])

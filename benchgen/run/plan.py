@@ -131,21 +131,21 @@ def resolve(
     for task in set(tasks) | set(split.test if (split and spec.joint) else ()):
         suite.check_task_available(task)
     settings = resolve_agent_settings(spec, suite, tasks, agent_overrides, override_sources)
-    task_budgets = settings.budgets if run.budget is None else {}
-    if run.budget is not None:
-        budget = run.budget
-    elif task_budgets:  # the longest task's: reporting points scale to each unit's own budget
-        budget = max(task_budgets.get(t, suite.default_budget) for t in tasks)
-    else:
-        budget = suite.default_budget
-    if run.checkpoints is not None:
-        checkpoints = sorted(set(run.checkpoints))
-        if any(c <= 0 or c > budget for c in checkpoints):
-            raise UsageError(f"reporting checkpoints must lie in (0, {budget}] {suite.budget_unit}")
-    else:
-        scale = budget / suite.default_budget
-        checkpoints = sorted({max(1, int(round(c * scale))) for c in suite.default_checkpoints} | {budget})
-    _check_transfer(run, spec, budget, suite.budget_unit)
+    resolved = ResolvedRun.planned(
+        run,
+        settings.config,
+        suite,
+        spec,
+        split,
+        tasks,
+        choice,
+        task_budgets=settings.budgets,
+        config_sources=settings.sources,
+        task_configs=settings.task_configs,
+        task_sources=settings.task_sources,
+        task_num_envs=settings.num_envs,
+    )
+    _check_transfer(run, spec, resolved.budget, suite.budget_unit)
     if run.from_checkpoint and not spec.joint:
         raise UsageError(f"--from is for joint agents; '{spec.name}' is not one")
     if run.from_checkpoint and not (Path(run.from_checkpoint) / CHECKPOINT_FILE).is_file():
@@ -157,22 +157,7 @@ def resolve(
     if spec.check_config is not None:  # settings this run cannot use: one line, nothing written
         for config in (settings.config, *settings.task_configs.values()):
             spec.check_config(config, run)
-    return ResolvedRun(
-        run,
-        settings.config,
-        suite,
-        spec,
-        split,
-        tasks,
-        budget,
-        checkpoints,
-        choice,
-        config_sources=settings.sources,
-        task_configs=settings.task_configs,
-        task_sources=settings.task_sources,
-        task_budgets=task_budgets,
-        task_num_envs=settings.num_envs,
-    )
+    return dataclasses.replace(resolved, run=run)
 
 
 def transfer_unit_id(phase: str, point_frames: int, task: str, seed: int) -> str:
@@ -183,19 +168,6 @@ def transfer_unit_id(phase: str, point_frames: int, task: str, seed: int) -> str
 def transfer_point(unit_id: str) -> int:
     """The joint frame count a transfer unit starts from (from :func:`transfer_unit_id`)."""
     return int(unit_id.split("-", 2)[1].removeprefix("f"))
-
-
-def transfer_points(r: ResolvedRun) -> tuple[list[int], list[int]]:
-    """(zero-shot points, fine-tuning points) in frames, below the joint budget (the final
-    checkpoint is the ordinary zero-shot and fine-tuning units' start)."""
-    budget = r.suite.to_frames(r.budget)
-    zeroshot, finetune = [], []
-    if r.run.transfer_every:
-        every = r.suite.to_frames(r.run.transfer_every)
-        zeroshot = list(range(every, budget, every))
-    if r.run.finetune_at:
-        finetune = sorted({r.suite.to_frames(p) for p in r.run.finetune_at if r.suite.to_frames(p) < budget})
-    return zeroshot, finetune
 
 
 def _check_transfer(run: RunConfig, spec: AgentSpec, budget: int, unit: str) -> None:
@@ -240,7 +212,7 @@ def finetune_budget_rule(r: ResolvedRun) -> str:
 def plan_units(r: ResolvedRun) -> list[Unit]:
     """The units of a run, in execution order."""
     units: list[Unit] = []
-    budget_frames = r.suite.to_frames(r.budget)
+    budget_frames = r.budget_frames
 
     def add(phase, tasks, seed, frames, learn=True, init=None, uid=None):
         uid = uid or f"{phase}-{tasks[0]}-s{seed}"
@@ -249,7 +221,7 @@ def plan_units(r: ResolvedRun) -> list[Unit]:
     for seed in r.run.seeds:
         if not r.spec.joint:
             for task in r.tasks:
-                add(TRAIN, [task], seed, r.suite.to_frames(r.unit_budget(task)))
+                add(TRAIN, [task], seed, r.unit_frames(task))
             continue
         split_name = r.split.name if r.split else "custom"
         init = None
@@ -267,7 +239,7 @@ def plan_units(r: ResolvedRun) -> list[Unit]:
         if r.run.finetune:
             for task in r.split.test:
                 add(FINETUNE, [task], seed, ft_frames, init=init)
-        zeroshot_points, finetune_points = transfer_points(r)
+        zeroshot_points, finetune_points = r.transfer_frames
         for point in zeroshot_points:
             for task in (*r.split.train, *r.split.test):
                 uid = transfer_unit_id(TRANSFER_ZEROSHOT, point, task, seed)
@@ -331,7 +303,7 @@ def describe_plan(r: ResolvedRun, units: list[Unit]) -> str:
         lines.append(
             f"  {phase:{width}} {len(members):4} unit{'s' * (len(members) != 1)} x{cap} {shown} {unit_name} ({what})"
         )
-    zeroshot_points, finetune_points = transfer_points(r) if r.spec.joint else ([], [])
+    zeroshot_points, finetune_points = r.transfer_frames if r.spec.joint else ([], [])
     starts = [
         f"{what} from the joint checkpoints at {', '.join(f'{r.suite.from_frames(p):,}' for p in points)} {unit_name}"
         for what, points in (("zero-shot", zeroshot_points), ("fine-tuning", finetune_points))

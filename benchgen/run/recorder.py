@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from benchgen.remote import EpisodeTracker, jsonable
 from benchgen.results.store import Unit, UnitStore
-from benchgen.suite import EpisodeEnd, SuiteVectorEnv
+from benchgen.suite import EpisodeEnd, SuiteVectorEnv, frames_to_steps
 
 
 class EpisodeRecorder(EpisodeTracker):
@@ -33,9 +31,12 @@ class EpisodeRecorder(EpisodeTracker):
         store: UnitStore,
         unit: Unit,
         frames_done: int = 0,
-        on_episodes: Callable[[list[dict[str, Any]]], None] | None = None,
+        progress=None,
+        writer=None,
     ):
-        # frames_done: the unit's frame counter, continued on resume
+        # frames_done: the unit's frame counter, continued on resume; progress: the run's
+        # ``RunProgress``, writer: the unit's TensorBoard ``SummaryWriter``, each fed every
+        # recorded episode (None: not fed)
         super().__init__(env, frames_done)
         self.store = store
         self.unit = unit
@@ -43,14 +44,15 @@ class EpisodeRecorder(EpisodeTracker):
         self.tally = store.episode_tally(unit.unit_id)
         #: task -> episodes recorded in the unit's own phase (its evaluation rounds' not counted)
         self.own_episodes = {t.task: t.episodes for t in self.tally if t.phase == unit.phase}
-        self._on_episodes = on_episodes
+        self.progress = progress
+        self.writer = writer
         self.recent_scores: deque[float] = deque(maxlen=100)
         self.episodes_recorded = sum(self._next_episode.values())
 
     @property
     def steps_done(self) -> int:
         """Agent steps (transitions over all sub-environments) used so far."""
-        return self.frames_done // self.frames_per_step
+        return frames_to_steps(self.frames_done, self.frames_per_step)
 
     def take(self, ends: list[EpisodeEnd]) -> None:
         self.record(ends)
@@ -92,8 +94,13 @@ class EpisodeRecorder(EpisodeTracker):
         for r in records:
             if phase is None and not math.isinf(r["score"]):
                 self.recent_scores.append(r["score"])
-        if self._on_episodes:
-            self._on_episodes(records)
+        if self.writer is not None:
+            for r in records:
+                if not math.isinf(r["score"]):
+                    kind = "evaluation" if "phase" in r else "episode"
+                    self.writer.add_scalar(f"{kind}/score/{r['task']}", r["score"], self.frames_done)
+        if self.progress is not None:
+            self.progress.tick(self, force=True)
 
     def episodes_of(self, task: str) -> int:
         """Episodes recorded so far for ``task`` in the unit's own phase (resumed ones included)."""

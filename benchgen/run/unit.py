@@ -1,4 +1,7 @@
-"""Executing one unit: build its env, recorder and agent, learn (or evaluate) to its budget.
+"""Executing one unit, read top to bottom in :func:`run_unit`: build its parts (environment,
+recorder, agent, checkpoint saver, evaluation, context), restore its agent, train it while its
+evaluation rounds are played at their checkpoints, re-evaluate the best policy, save; a unit that
+does not learn evaluates instead.
 
 Resume semantics (``benchgen resume``): every recorded episode is kept; the unit's frame counter
 continues from the last committed value (committed with every episode and every checkpoint);
@@ -9,50 +12,188 @@ when the process died were never recorded, by design: a partial episode has no s
 
 from __future__ import annotations
 
-import math
-import pickle
+import functools
 import time
-import zipfile
-from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
 from benchgen.agent import Agent, TrainingContext
-from benchgen.capabilities import emulators_of
-from benchgen.errors import UsageError
-from benchgen.remote import CollectorKey, EpisodeInbox, RemoteEnvFactory, RemoteEpisodes
+from benchgen.remote import EpisodeInbox, RemoteEpisodes
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit, UnitStore
 from benchgen.run.best_policy import BestPolicy
+from benchgen.run.build import UnitEnvFactory, build_agent, env_tasks, restore, unit_suite_env
 from benchgen.run.checkpoints import Saver, save_points
-from benchgen.run.evaluation import EvaluationRounds
-from benchgen.run.plan import ResolvedRun, resolve_from_meta
+from benchgen.run.evaluation import CheckpointEvaluation, EvaluationRounds
 from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.resolved import ResolvedRun
 from benchgen.run.signals import STOP, StopRequested
-from benchgen.suite import EpisodeEnd, EvaluationSchedule, frames_to_steps
+from benchgen.suite import EpisodeEnd, EvaluationSchedule
+
+
+def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, store: UnitStore | None = None) -> Unit:
+    """Run (or continue) one unit to its budget (:func:`run_unit`). Returns the unit as stored
+    afterwards.
+
+    ``store`` is the run's :class:`~benchgen.results.store.ResultsStore` by default; a remote
+    worker passes another :class:`~benchgen.results.store.UnitStore` that streams its writes to
+    the driver (see ``benchgen.run.ray_cluster``).
+    """
+    own_store = store is None
+    store = store if store is not None else run_dir.store()
+    try:
+        unit = store.unit(unit_id)
+        if unit.status != "done":
+            run_unit(run_dir, r, store, unit, progress)
+        return store.unit(unit_id)
+    finally:
+        if own_store:
+            store.checkpoint_wal()  # the unit's episodes now live in results.sqlite itself
+            store.close()
+
+
+def run_unit(run_dir: RunDir, r: ResolvedRun, store: UnitStore, unit: Unit, progress=None) -> None:
+    """The unit loop: build, restore, train (evaluating at checkpoints), re-evaluate the best
+    policy, save; a unit that does not learn plays its re-evaluation round or its zero-shot
+    episodes instead of training. A stop (SIGINT, SIGTERM) saves, then raises
+    :class:`StopRequested`."""
+    run_dir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
+    store.update_unit(unit.unit_id, status="running", started_at=time.time())
+    parts = UnitParts.build(run_dir, r, store, unit, progress)  # build, restore
+    final_saved = False  # the final agent's checkpoint is written (the best round's agent plays after it)
+    try:
+        if progress is not None:
+            progress.tick(parts.recorder, force=True)
+        if unit.learn:
+            if parts.evaluation is not None:
+                parts.evaluation.play_due()  # a round a kill interrupted: finish it first
+            parts.agent.learn(parts.env, parts.ctx)  # train: ctx.maybe_checkpoint saves and evaluates when due
+            if parts.evaluation is not None:
+                parts.evaluation.play_due(training_over=True)
+            if parts.best is not None and parts.best.due:  # re-evaluate the best policy
+                parts.saver()  # the final agent's checkpoint, before the best round's takes its place
+                final_saved = True
+                parts.best.play(parts.evaluation)
+        elif parts.evaluation is not None:  # a re-evaluation (``benchgen evaluate``): one round
+            parts.evaluation.play_due(training_over=True)
+        else:
+            evaluate(parts.agent, parts.env, parts.recorder, parts.ctx, r.run.zeroshot_episodes)
+    except OSError:
+        run_dir.check_present()  # a run directory removed mid-run: one line saying so
+        raise
+    finally:
+        parts.close()
+    if not final_saved:
+        parts.saver()  # save
+    if STOP.requested:
+        store.update_unit(unit.unit_id, status="running")
+        raise StopRequested(unit.unit_id)
+    store.update_unit(unit.unit_id, status="done", finished_at=time.time())
+
+
+@dataclass(frozen=True)
+class UnitParts:
+    """What runs one unit, built once (:meth:`build`) and never changed."""
+
+    env: Any
+    """The unit's environment as the agent gets it: the suite env under the recorder under the
+    suite's agent wrappers."""
+    recorder: EpisodeRecorder
+    agent: Agent
+    saver: Saver
+    evaluation: CheckpointEvaluation | None
+    """The unit's evaluation rounds (a learning unit's protocol's, or a re-evaluation's one
+    round); None: none."""
+    best: BestPolicy | None
+    """The best policy's re-evaluation, under a protocol that scores it."""
+    ctx: UnitContext
+    writer: Any
+    run_dir: RunDir
+
+    @classmethod
+    def build(cls, run_dir: RunDir, r: ResolvedRun, store: UnitStore, unit: Unit, progress=None) -> UnitParts:
+        """Build the unit's parts and restore its agent (its last checkpoint, or its starting
+        one); on a failure what was built is closed."""
+        num_envs = r.num_envs_for(unit.tasks)
+        # A different seed per resume keeps fresh environments from replaying the same episodes.
+        env_seed = unit.seed * 1_000_003 + unit.frames_done
+        tasks_of_envs = env_tasks(unit.tasks, num_envs)  # evaluation rounds keep fixed tasks
+        writer = _tensorboard(run_dir, unit)
+        env = None
+        try:
+            suite_env = unit_suite_env(r, unit.tasks, num_envs, env_seed, "train" if unit.learn else "eval")
+            recorder = EpisodeRecorder(suite_env, store, unit, unit.frames_done, progress, writer)
+            env = r.suite.agent_wrappers(recorder, r.spec.needs)
+            agent = build_agent(r, env, unit.tasks)
+            restore(agent, run_dir, unit)
+        except BaseException:
+            if env is not None:
+                env.close()
+            _close_writer(writer, run_dir)
+            raise
+        schedule = r.suite.evaluation_schedule() if unit.learn else None
+        if schedule is not None:
+            rounds = EvaluationRounds(schedule, unit, recorder, tasks_of_envs, env_seed)
+            checkpoint_dir = functools.partial(run_dir.checkpoint_dir, unit.unit_id)
+            best = BestPolicy(rounds, checkpoint_dir) if schedule.best_policy else None
+            # the best round's checkpoint survives the pruning
+            saver = Saver(agent, r, store, unit, run_dir, recorder, also_keep=best.kept_frames if best else set)
+            evaluation = CheckpointEvaluation(r, agent, rounds, saver)
+        else:
+            best = None
+            saver = Saver(agent, r, store, unit, run_dir, recorder)
+            evaluation = None
+            if not unit.learn and r.reevaluation is not None:  # recorded under the unit's own phase
+                once = EvaluationSchedule(**r.reevaluation)
+                rounds = EvaluationRounds(once, unit, recorder, tasks_of_envs, env_seed, phase=unit.phase)
+                evaluation = CheckpointEvaluation(r, agent, rounds)  # its agent is on disk: no save
+        episode_budget = r.suite.episode_budget() if unit.learn else None
+        ctx = UnitContext(r, unit, run_dir, recorder, saver, writer, progress, evaluation, episode_budget)
+        return cls(env, recorder, agent, saver, evaluation, best, ctx, writer, run_dir)
+
+    def close(self) -> None:
+        """Close the environment, the Ray instance the unit started (if any) and the writer."""
+        try:
+            self.env.close()
+        finally:
+            self.ctx.close()
+            _close_writer(self.writer, self.run_dir)
 
 
 class UnitContext(TrainingContext):
-    """The runner's side of the agent protocol for one unit."""
+    """The runner's side of the agent protocol for one unit, complete when built: the unit's
+    recorder, the saver of its checkpoints, its evaluation at checkpoints, the progress display
+    and the TensorBoard writer it reports to."""
 
-    def __init__(self, recorder: EpisodeRecorder, unit: Unit, run_dir: RunDir, save_points: list[int], save_fn, writer):
+    def __init__(
+        self,
+        r: ResolvedRun,
+        unit: Unit,
+        run_dir: RunDir,
+        recorder: EpisodeRecorder,
+        saver: Saver,
+        writer,
+        progress=None,
+        evaluation: CheckpointEvaluation | None = None,
+        episode_budget: int | None = None,
+    ):
         self.recorder = recorder
         self.run_dir = run_dir
         self.unit = unit
         self.unit_dir = run_dir.unit_dir(unit.unit_id)
         self.seed = unit.seed
         self.phase, self.tasks = unit.phase, tuple(unit.tasks)
-        self.budget_steps = frames_to_steps(unit.budget_frames, recorder.frames_per_step)
-        self._save_points = sorted(p for p in save_points if p > recorder.frames_done)
-        self._save_fn = save_fn
+        self.budget_steps = r.to_steps(unit.budget_frames)
+        #: training episodes per task that end the unit (``Suite.episode_budget``); None: frames only
+        self.episode_budget = episode_budget
+        #: the unit's evaluation rounds, played when due; None when its protocol has none
+        self.evaluation = evaluation
+        self.progress = progress
+        self._save_points = sorted(p for p in save_points(r, unit) if p > recorder.frames_done)
+        self._saver = saver
         self._writer = writer
-        self.progress = None
         self._inbox = EpisodeInbox()  # opens the reports of this unit's remote_envs() collectors
         self._ray, self._started_ray = None, False
-        #: training episodes per task that end the unit (``Suite.episode_budget``); None: frames only
-        self.episode_budget: int | None = None
-        #: plays the unit's evaluation rounds that are due (argument: whether training is over);
-        #: None when its protocol has no evaluation phases (see ``_schedule_rounds``)
-        self.play_rounds: Callable[[bool], None] | None = None
 
     @property
     def steps_done(self) -> int:
@@ -73,13 +214,9 @@ class UnitContext(TrainingContext):
         if self._save_points and self.recorder.frames_done >= self._save_points[0]:
             while self._save_points and self.recorder.frames_done >= self._save_points[0]:
                 self._save_points.pop(0)
-            self._save_fn()
-        self.evaluate_due()
-
-    def evaluate_due(self, training_over: bool = False) -> None:
-        """Play the evaluation rounds that are due, if the unit's protocol has any."""
-        if self.play_rounds is not None and not STOP.requested:
-            self.play_rounds(training_over)
+            self._saver()
+        if self.evaluation is not None:
+            self.evaluation.play_due()
 
     def log_scalar(self, tag: str, value: float) -> None:
         if self._writer is not None:
@@ -107,263 +244,6 @@ class UnitContext(TrainingContext):
             self._ray, self._started_ray = None, False
 
 
-class UnitEnvFactory(RemoteEnvFactory):
-    """``TrainingContext.remote_envs()`` of a unit: rebuilds the run from its directory (on
-    storage every node reaches, as for ``--executor ray``) in the process that calls it."""
-
-    def __init__(self, key: CollectorKey, run_dir: str, tasks: list[str]):
-        super().__init__(key)
-        self.run_dir, self.tasks = run_dir, tasks
-
-    def _run(self) -> ResolvedRun:
-        from benchgen.registry import get_registry
-
-        return resolve_from_meta(get_registry(), RunDir(self.run_dir).record())
-
-    def suite_env(self, num_envs: int, seed: int, worker: int = 0, workers: int = 1):
-        r = self._run()
-        return unit_suite_env(r, self.tasks, num_envs, seed, "train", worker, workers)
-
-    def agent_wrappers(self, env):
-        r = self._run()
-        return r.suite.agent_wrappers(env, r.spec.needs)
-
-
-def env_tasks(tasks: list[str], num_envs: int) -> list[str]:
-    """One task per sub-environment: a joint unit cycles its tasks (each at least once)."""
-    if len(set(tasks)) > 1:
-        return [tasks[i % len(tasks)] for i in range(max(num_envs, len(tasks)))]
-    return tasks[:1] * num_envs
-
-
-def worker_tasks(tasks: list[str], num_envs: int, worker: int, workers: int) -> list[str]:
-    """The tasks of worker ``worker``'s ``num_envs`` sub-environments when ``workers`` workers share
-    a unit (:meth:`benchgen.remote.RemoteEnvFactory.suite_env`): one worker has
-    :func:`env_tasks`; several take the unit's distinct tasks in turn, sub-environment ``i`` of
-    worker ``w`` playing task ``(w * num_envs + i) % T`` (188 workers of one sub-environment on
-    47 tasks: 4 workers per task, as Nichol et al. 2018 ran joint PPO)."""
-    if workers <= 1:
-        return env_tasks(tasks, num_envs)
-    distinct = list(dict.fromkeys(tasks))
-    return [distinct[(worker * num_envs + i) % len(distinct)] for i in range(num_envs)]
-
-
-def unit_suite_env(
-    r: ResolvedRun, tasks: list[str], num_envs: int, seed: int, mode: str, worker: int = 0, workers: int = 1
-):
-    """A unit's suite env (of one of ``workers`` workers): a training unit of several tasks under
-    ``task_sampling`` "episode" gets joint environments (:class:`benchgen.joint_env.JointTaskVectorEnv`,
-    ``num_envs`` slots drawing a new task every episode); any other unit, sub-environments with
-    fixed tasks (:func:`worker_tasks`)."""
-    if mode == "train" and r.run.task_sampling == "episode" and len(set(tasks)) > 1:
-        from benchgen.joint_env import JointTaskVectorEnv
-
-        def make_one(task: str, one_seed: int):
-            return r.suite.make_env([task], seed=one_seed, mode=mode)
-
-        return JointTaskVectorEnv(make_one, tasks, num_envs, seed)
-    return r.suite.make_env(worker_tasks(tasks, num_envs, worker, workers), seed=seed, mode=mode)
-
-
-def build_agent(r: ResolvedRun, env, tasks=None) -> Agent:
-    """``factory(config, environment)`` (``AgentSpec.factory``) for ``env``, the unit's env under
-    the suite's agent wrappers, with the config of a unit playing ``tasks`` (``config_for``; None:
-    the run's); an agent that declared emulator capabilities gets ``env``'s emulators
-    (``Agent.use_emulators``)."""
-    config = r.agent_config if tasks is None else r.config_for(tasks)
-    agent = r.spec.factory(config, r.spec.environment(r.suite, env))
-    bind_emulators(r, agent, env)
-    return agent
-
-
-def bind_emulators(r: ResolvedRun, agent: Agent, env):
-    """Hand ``agent`` the emulators of ``env`` (:mod:`benchgen.capabilities`) if it declared
-    capabilities; returns ``env``."""
-    if r.spec.needs.capabilities:
-        agent.use_emulators(emulators_of(env))
-    return env
-
-
-def _restore(agent: Agent, run_dir: RunDir, unit: Unit) -> None:
-    """Load the unit's last checkpoint (a resume) or its starting checkpoint (fine-tuning, zero-shot).
-
-    A checkpoint the store says exists must load: continuing the frame counter with a fresh agent
-    would silently restart learning."""
-    last = run_dir.absolute(unit.last_checkpoint)
-    if last is not None:
-        run_dir.inside(last)  # a unit's own checkpoints live in the run
-        if not last.is_dir():
-            raise UsageError(
-                f"unit {unit.unit_id}: its last checkpoint {last} is missing; restore it from a copy "
-                "of the run (checkpoints live under the run directory)"
-            )
-        load_checkpoint(agent, last, f"unit {unit.unit_id}: its last checkpoint", "restore it from a copy of the run")
-    elif unit.init_checkpoint:
-        start = run_dir.absolute(unit.init_checkpoint)
-        if not start.is_dir():
-            raise UsageError(
-                f"unit {unit.unit_id}: its starting checkpoint {start} is missing; restore it or start a new run"
-            )
-        load_checkpoint(agent, start, f"unit {unit.unit_id}: its starting checkpoint", "restore it or start a new run")
-
-
-_COPY = "restore it from a copy of the run"
-
-#: what an agent's ``load`` raises on a damaged, truncated or foreign checkpoint file (a broken
-#: JSON or text file is a ``ValueError``; numpy's ``.npz`` files are zip archives)
-_DAMAGED = (
-    OSError,
-    EOFError,
-    ValueError,
-    KeyError,
-    IndexError,
-    TypeError,
-    AttributeError,
-    RuntimeError,
-    zipfile.BadZipFile,
-    pickle.UnpicklingError,
-)
-
-
-def load_checkpoint(agent: Agent, directory: Path, what: str, hint: str) -> None:
-    """``agent.load(directory)``; a checkpoint it cannot read (truncated, damaged, another
-    agent's) is one line naming it, not the agent's traceback. Every checkpoint benchgen loads
-    (a resume, a fine-tuning start, ``evaluate``, ``--from``) is loaded through here."""
-    try:
-        agent.load(directory)
-    except UsageError:
-        raise
-    except _DAMAGED as exc:
-        first = (str(exc).strip().splitlines() or [""])[0][:200]
-        raise UsageError(f"{what} {directory} cannot be loaded ({type(exc).__name__}: {first}); {hint}") from None
-
-
-def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, store: UnitStore | None = None) -> Unit:
-    """Run (or continue) one unit to its budget. Returns the unit as stored afterwards.
-
-    ``store`` is the run's :class:`~benchgen.results.store.ResultsStore` by default; a remote
-    worker passes another :class:`~benchgen.results.store.UnitStore` that streams its writes to
-    the driver (see ``benchgen.run.ray_cluster``).
-    """
-    own_store = store is None
-    store = store if store is not None else run_dir.store()
-    try:
-        unit = store.unit(unit_id)
-        if unit.status == "done":
-            return unit
-        run_dir.unit_dir(unit.unit_id).mkdir(parents=True, exist_ok=True)
-        store.update_unit(unit.unit_id, status="running", started_at=time.time())
-        num_envs = r.num_envs_for(unit.tasks)
-        # A different seed per resume keeps fresh environments from replaying the same episodes.
-        env_seed = unit.seed * 1_000_003 + unit.frames_done
-        tasks_of_envs = env_tasks(unit.tasks, num_envs)  # evaluation rounds keep fixed tasks
-        suite_env = unit_suite_env(r, unit.tasks, num_envs, env_seed, "train" if unit.learn else "eval")
-        task_done = _TaskProgress(progress, unit)
-        recorder = EpisodeRecorder(suite_env, store, unit, frames_done=unit.frames_done, on_episodes=task_done)
-        env = r.suite.agent_wrappers(recorder, r.spec.needs)
-        try:
-            agent = build_agent(r, env, unit.tasks)
-            _restore(agent, run_dir, unit)
-        except BaseException:
-            env.close()
-            raise
-        writer = _tensorboard(run_dir, unit)
-        saver = Saver(agent, r, store, unit, run_dir, recorder)
-        ctx = UnitContext(recorder, unit, run_dir, save_points(r, unit), saver, writer)
-        task_done.bind(recorder, ctx)
-        ctx.progress = progress
-        best = None
-        if unit.learn:
-            ctx.episode_budget = r.suite.episode_budget()
-            best = _schedule_rounds(ctx, r, store, agent, saver, tasks_of_envs, env_seed)
-        holds_best = False  # whether the agent is the best round's, not the final one (no save then)
-        if progress is not None:
-            progress.tick(recorder, force=True)
-        try:
-            if unit.learn:
-                ctx.evaluate_due()  # a round a kill interrupted: finish it first
-                agent.learn(env, ctx)
-                ctx.evaluate_due(training_over=True)
-                if best is not None and best.due:
-                    saver()  # the final agent's checkpoint, before the best round's takes its place
-                    holds_best = True
-                    best.play(
-                        lambda path: load_checkpoint(
-                            agent, path, f"unit {unit.unit_id}: its best round's checkpoint", _COPY
-                        ),
-                        lambda rounds: _play_due(rounds, r, agent, lambda: None, training_over=True),
-                    )
-            elif r.reevaluation is not None:
-                _reevaluate(ctx, r, agent, tasks_of_envs, env_seed)
-            else:
-                evaluate(agent, env, recorder, ctx, r.run.zeroshot_episodes)
-        except OSError:
-            run_dir.check_present()  # a run directory removed mid-run: one line saying so
-            raise
-        finally:
-            env.close()
-            ctx.close()
-            _close_writer(writer, run_dir)
-        if not holds_best:
-            saver()
-        if STOP.requested:
-            store.update_unit(unit.unit_id, status="running")
-            raise StopRequested(unit.unit_id)
-        store.update_unit(unit.unit_id, status="done", finished_at=time.time())
-        return store.unit(unit.unit_id)
-    finally:
-        if own_store:
-            store.checkpoint_wal()  # the unit's episodes now live in results.sqlite itself
-            store.close()
-
-
-def _play_due(rounds: EvaluationRounds, r: ResolvedRun, agent: Agent, save, training_over: bool) -> None:
-    """Play ``rounds``' due rounds in the suite's eval env, under the suite's agent wrappers (the
-    agent gets each round's emulators, then the training env's back)."""
-    try:
-        rounds.play_due(
-            agent,
-            lambda tasks, seed: r.suite.make_env(tasks, seed=seed, mode="eval"),
-            lambda env: bind_emulators(r, agent, r.suite.agent_wrappers(env, r.spec.needs)),
-            save,
-            training_over,
-        )
-    finally:
-        bind_emulators(r, agent, rounds.recorder)
-
-
-def _reevaluate(ctx: UnitContext, r: ResolvedRun, agent: Agent, tasks_of_envs: list[str], env_seed: int) -> None:
-    """A re-evaluation unit (``benchgen evaluate``): one round under the run's protocol, recorded
-    under the unit's own phase (continued, like any round, after a kill)."""
-    schedule = EvaluationSchedule(**r.reevaluation)
-    rounds = EvaluationRounds(schedule, ctx.unit, ctx.recorder, tasks_of_envs, env_seed, phase=ctx.unit.phase)
-    # the agent is its starting checkpoint, already on disk: nothing to save before the round
-    _play_due(rounds, r, agent, lambda: None, training_over=True)
-
-
-def _schedule_rounds(
-    ctx: UnitContext, r: ResolvedRun, store: UnitStore, agent: Agent, saver, tasks_of_envs: list[str], env_seed: int
-) -> BestPolicy | None:
-    """Give the unit its evaluation phases (``Suite.evaluation_schedule``), if its protocol has any;
-    returns the re-evaluation of the best round's agent under a protocol that scores it."""
-    schedule = r.suite.evaluation_schedule()
-    if schedule is None:
-        return None
-    unit, recorder = ctx.unit, ctx.recorder
-    rounds = EvaluationRounds(schedule, unit, recorder, tasks_of_envs, env_seed)
-    best = None
-    if schedule.best_policy:
-        best = BestPolicy(rounds, lambda frames: ctx.run_dir.checkpoint_dir(unit.unit_id, frames))
-        saver.also_keep = best.kept_frames  # the best round's checkpoint survives the pruning
-
-    def save() -> None:  # the round's agent is the one on disk (a resume continues the round with it)
-        if store.unit(unit.unit_id).last_checkpoint_frames != recorder.frames_done:
-            saver()
-
-    ctx.play_rounds = lambda training_over: _play_due(rounds, r, agent, save, training_over)
-    return best
-
-
 def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, episodes_per_task: int) -> None:
     """Zero-shot evaluation: act greedily, no learning, until every task has its episodes
     (or the unit's frame cap is reached)."""
@@ -374,28 +254,6 @@ def evaluate(agent: Agent, env, recorder: EpisodeRecorder, ctx: UnitContext, epi
             break
         obs, *_ = env.step(agent.act(obs, greedy=True))
         ctx.maybe_checkpoint()
-
-
-class _TaskProgress:
-    """Progress-bar and TensorBoard feed for one unit."""
-
-    def __init__(self, progress, unit: Unit):
-        self.progress = progress
-        self.unit = unit
-        self.recorder = None
-        self.ctx = None
-
-    def bind(self, recorder, ctx):
-        self.recorder, self.ctx = recorder, ctx
-
-    def __call__(self, records):
-        if self.ctx is not None:
-            for rec in records:
-                if not math.isinf(rec["score"]):
-                    kind = "evaluation" if "phase" in rec else "episode"
-                    self.ctx.log_scalar(f"{kind}/score/{rec['task']}", rec["score"])
-        if self.progress is not None and self.recorder is not None:
-            self.progress.tick(self.recorder, force=True)
 
 
 def _close_writer(writer, run_dir: RunDir) -> None:

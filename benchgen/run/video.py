@@ -100,7 +100,7 @@ def record_videos(path: str | Path, task: str, checkpoint: int | None = None, ep
 def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int) -> list[Path]:
     import imageio.v2 as imageio
 
-    from benchgen.run.unit import build_agent, load_checkpoint
+    from benchgen.run.build import build_agent, load_checkpoint
 
     store = run_dir.store()
     try:

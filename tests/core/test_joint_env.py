@@ -139,7 +139,7 @@ def test_rainbow_joint_samples_a_task_every_episode_unless_told(monkeypatch):
 
 
 def test_data_parallel_workers_divide_a_units_tasks():
-    from benchgen.run.unit import worker_tasks
+    from benchgen.run.build import worker_tasks
 
     tasks = [f"t{i}" for i in range(47)]
     shares = [worker_tasks(tasks, 1, w, 188) for w in range(188)]
