@@ -108,10 +108,7 @@ class ValueBasedConfig:
 
     # -- optimisation and schedule --------------------------------------------------------
     learning_rate: float = 6.25e-5
-    """Learning rate of the optimizer (Rainbow: Adam, 6.25e-5). The family's one default: an agent
-    whose paper sets another overrides it with its source."""
-    adam_eps: float = 1.5e-4
-    """Adam epsilon (Rainbow: 1.5e-4; DER and DrQ kept it)."""
+    """Learning rate of the optimizer (Rainbow: Adam, 6.25e-5)."""
     batch_size: int = 32
     """Transitions per learner update (DQN, Rainbow, IQN: 32)."""
     max_grad_norm: float = 0.0
@@ -165,9 +162,11 @@ class ValueBasedConfig:
     """``target_update_frames`` in agent steps."""
 
     def __post_init__(self) -> None:
+        from benchgen.suite import frames_to_steps  # (here: importing this module stays light)
+
         self._validate()
-        self.learning_starts_steps = self.learning_starts_frames // self.frames_per_step
-        self.target_update_steps = max(1, self.target_update_frames // self.frames_per_step)
+        self.learning_starts_steps = frames_to_steps(self.learning_starts_frames, self.frames_per_step)
+        self.target_update_steps = max(1, frames_to_steps(self.target_update_frames, self.frames_per_step))
         if self.learning_starts_steps > self.replay_capacity:
             raise UsageError(
                 f"learning_starts_frames={self.learning_starts_frames} is more than the replay holds "
@@ -209,7 +208,6 @@ class ValueBasedConfig:
             value = getattr(self, name)
             check_number(name, value, 0.0 <= value <= 1.0, "in [0, 1]")
         check_number("learning_rate", self.learning_rate, self.learning_rate > 0, "positive")
-        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")
         check_number("max_grad_norm", self.max_grad_norm, self.max_grad_norm >= 0, "non-negative (0 disables)")
         for name, allowed in (("torso", TORSOS), ("augmentation", AUGMENTATIONS), ("network_style", NETWORK_STYLES)):
             if getattr(self, name) not in allowed:
