@@ -94,8 +94,6 @@ class DQNConfig(ValueBasedConfig):
     optimizer: str = "rmsprop"
     """"rmsprop" (DQN: centered RMSProp, the two settings below) or "adam" (DrQ: Adam with
     ``adam_eps``)."""
-    adam_eps: float = 1.5e-4
-    """Adam epsilon when ``optimizer="adam"`` (DrQ, DER: 1.5e-4)."""
     learning_rate: float = 2.5e-4
     """Learning rate (DQN's RMSProp: 0.00025; DrQ's Adam: 0.0001)."""
     rmsprop_decay: float = 0.95
@@ -124,7 +122,6 @@ class DQNConfig(ValueBasedConfig):
         if self.optimizer not in ("rmsprop", "adam"):
             raise did_you_mean("dqn optimizer", str(self.optimizer), ("rmsprop", "adam"))
         super()._validate()
-        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")
         for name in ("epsilon_start", "epsilon_end"):
             value = getattr(self, name)
             check_number(name, value, 0.0 <= value <= 1.0, "in [0, 1]")

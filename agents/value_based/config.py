@@ -108,7 +108,10 @@ class ValueBasedConfig:
 
     # -- optimisation and schedule --------------------------------------------------------
     learning_rate: float = 6.25e-5
-    """Learning rate of the optimizer (Rainbow: Adam, 6.25e-5)."""
+    """Learning rate of the optimizer (Rainbow: Adam, 6.25e-5). The family's one default: an agent
+    whose paper sets another overrides it with its source."""
+    adam_eps: float = 1.5e-4
+    """Adam epsilon (Rainbow: 1.5e-4; DER and DrQ kept it)."""
     batch_size: int = 32
     """Transitions per learner update (DQN, Rainbow, IQN: 32)."""
     max_grad_norm: float = 0.0
@@ -208,6 +211,7 @@ class ValueBasedConfig:
             value = getattr(self, name)
             check_number(name, value, 0.0 <= value <= 1.0, "in [0, 1]")
         check_number("learning_rate", self.learning_rate, self.learning_rate > 0, "positive")
+        check_number("adam_eps", self.adam_eps, self.adam_eps > 0, "positive")
         check_number("max_grad_norm", self.max_grad_norm, self.max_grad_norm >= 0, "non-negative (0 disables)")
         for name, allowed in (("torso", TORSOS), ("augmentation", AUGMENTATIONS), ("network_style", NETWORK_STYLES)):
             if getattr(self, name) not in allowed:
