@@ -47,11 +47,16 @@ SABER = "Toromanoff, Wirbel and Moutarde 2019, *Is Deep Reinforcement Learning R
 ALE = "Bellemare, Naddaf, Veness and Bowling 2013, *The Arcade Learning Environment*"
 MACHADO = "Machado et al. 2018, *Revisiting the Arcade Learning Environment*"
 NICHOL = "Nichol et al. 2018, *Gotta Learn Fast*"
+SHORT = {SABER: "SABER (Toromanoff et al. 2019)", ALE: "Bellemare et al. 2013", MACHADO: "Machado et al. 2018",
+         NICHOL: "Nichol et al. 2018"}  # fmt: skip
 CHECKPOINTS = ("10M", "50M", "100M", "200M")
 NOT_PUBLISHED = (
     "the paper prints no numbers behind it (no per-step or per-trial table), so there is nothing to draw from"
 )
-SCREEN = "a screenshot of the game, not data"
+FEATURES = (
+    "a picture of the features the paper's agents compute from one screen; benchgen computes them (the "
+    "`sarsa` agent's `bass` and `disco` features) but has no drawing of them"
+)
 NO_ROMS = "screenshots of the Sonic games, whose ROMs benchgen does not ship"
 
 
@@ -86,7 +91,7 @@ class Tables:
 
 def saber_fig2(t: Tables, path: Path) -> None:
     records, human = t.scores("world_record"), t.scores("human")
-    games = sorted(set(records) & set(human), key=lambda g: records[g] / max(human[g], 1e-9))
+    games = sorted(set(records) & set(human), key=lambda g: (records[g] / max(human[g], 1e-9), g))
     fig, ax = plt().subplots(figsize=(8, 0.16 * len(games) + 1))
     y = np.arange(len(games))
     ax.barh(y + 0.2, [records[g] for g in games], 0.4, label="world record (TwinGalaxies)")
@@ -150,7 +155,7 @@ def saber_fig9(t: Tables, path: Path) -> None:
 def per_game_bars(
     values: dict[str, list[float]], labels: list[str], xlabel: str, title: str, path: Path, scale: str = "symlog"
 ) -> None:
-    games = sorted(values, key=lambda g: values[g][-1])
+    games = sorted(values, key=lambda g: (values[g][-1], g))  # ties by name: the same order every run
     fig, ax = plt().subplots(figsize=(8, 0.16 * len(games) + 1))
     y = np.arange(len(games))
     width = 0.8 / len(labels)
@@ -235,13 +240,56 @@ def ale_fig4(t: Tables, path: Path) -> None:
     results_pages.save(fig, path)
 
 
+# --- game screens ------------------------------------------------------------------------------------
+
+#: agent steps of no-op played from the reset before a screen is taken (the games have begun by then)
+SCREEN_STEPS = 120
+
+
+def game_screens(tasks: list[str], path: Path, seed: int = 0) -> None:
+    """The tasks' full-resolution screens side by side, each from benchgen's emulator for the suite
+    (``make_video_env``, ``screens``) after :data:`SCREEN_STEPS` no-op steps from a seeded reset,
+    scaled 2x without smoothing."""
+    from PIL import Image
+
+    suite = get_registry().suite("atari_saber")
+    shots = []
+    for task in tasks:
+        env = suite.make_video_env(task, seed)
+        try:
+            env.reset(seed=seed)
+            for _ in range(SCREEN_STEPS):
+                env.step(np.zeros(1, dtype=np.int64))
+            shots.append(Image.fromarray(suite.screens(env)[0]))
+        finally:
+            env.close()
+    gap = 12
+    out = Image.new(
+        "RGB", (sum(s.width for s in shots) + gap * (len(shots) - 1), max(s.height for s in shots)), "white"
+    )
+    x = 0
+    for shot in shots:
+        out.paste(shot, (x, 0))
+        x += shot.width + gap
+    out.resize((out.width * 2, out.height * 2), Image.NEAREST).save(path, format="PNG")
+
+
+def screens_of(*tasks: str) -> tuple:
+    """A figure of game screens: (image drawing function, data)."""
+    return (
+        lambda t, p: game_screens(list(tasks), p),
+        f"benchgen's emulator ({', '.join(f'`{x}`' for x in tasks)}; seed 0, {SCREEN_STEPS} no-op steps after "
+        "the reset), not the paper's own frame",
+    )
+
+
 # --- the catalogue -------------------------------------------------------------------------------------
 
 PARTIAL_RAINBOW = "Rainbow's own curve is not published (Table 7 has its 200M scores only), so it is one point"
 #: paper -> [(figure, what it shows, where in the paper, (image, drawing function, data) or the reason it is not drawn)]
 FIGURES = {
     SABER: [
-        (1, "a screen of Space Invaders", "section 1", SCREEN),
+        (1, "a screen of Space Invaders", "section 1", ("saber_fig1.png", *screens_of("space_invaders"))),
         (2, "world records beside the beginner human scores, per game, log scale", "section 2.2",
          ("saber_fig2.png", saber_fig2, "`world_record` and `human` (SABER Table 5)")),
         (3, "median record-normalized score of Rainbow and Rainbow-IQN against training frames, SABER conditions",
@@ -268,7 +316,8 @@ FIGURES = {
          ("saber_fig11.png", saber_fig11, "`rainbow_saber` (Table 7), `rainbow_iqn_saber` (Table 6), random scores (Table 5)")),
     ],
     ALE: [
-        (1, "screens of Pitfall! and Space Invaders", "section 2.1", SCREEN),
+        (1, "screens of Pitfall! and Space Invaders", "section 2.1",
+         ("ale_fig1.png", *screens_of("pitfall", "space_invaders"))),
         (2, "random-normalized, baseline and inter-algorithm scores of BASS and RAM on three games", "section 4.1",
          "the text does not name the three games, and the baseline range spans all 37 baseline agents, of which "
          "Table 4 prints only Random and the best Const and Perturb"),
@@ -278,14 +327,16 @@ FIGURES = {
           "the best single action) but whose bottom may be above the worst of the 37 agents")),
         (4, "score distributions (fraction of games at or above each score) of the five learning agents",
          "section 4.2.3", ("ale_fig4.png", ale_fig4, "as Figure 3, from Table 4, with the same caveat on the baseline range")),
-        (5, "Freeway in SECAM colours and its BASS encoding", "appendix A.1", SCREEN),
-        (6, "Freeway and Seaquest, whose objects fall into a few classes", "appendix A.3", SCREEN),
-        (7, "Seaquest and the objects DISCO detects", "appendix A.3", SCREEN),
+        (5, "Freeway in SECAM colours and its BASS encoding", "appendix A.1", FEATURES),
+        (6, "Freeway and Seaquest, whose objects fall into a few classes", "appendix A.3",
+         ("ale_fig6.png", *screens_of("freeway", "seaquest"))),
+        (7, "Seaquest and the objects DISCO detects", "appendix A.3", FEATURES),
     ],
     MACHADO: [
         (1, "learning curves of DQN and Sarsa(lambda) on Centipede, every trial and their mean", "section 3",
          f"{NOT_PUBLISHED}: Table 1 holds only the final mean and deviation over trials"),
-        (2, "two game modes of Freeway", "section 5", SCREEN),
+        (2, "two game modes of Freeway (the caption does not say which; here the default, mode 0, and mode 1)",
+         "section 5", ("machado_fig2.png", *screens_of("freeway", "freeway:m1d0"))),
     ],
     NICHOL: [
         (1, "three situations from Sonic 3 & Knuckles", "section 3.2", NO_ROMS),
@@ -311,7 +362,7 @@ def build() -> dict[str, str]:
         "# The papers' figures",
         "",
         f"Generated by `{SCRIPT}` (inputs' SHA-256: "
-        f"`{results_pages.fingerprint([*INPUTS, Path(__file__).resolve()])[:16]}`; `--check` tells when the "
+        f"`{results_pages.fingerprint(INPUTS)[:16]}`; `--check` tells when the "
         "page is stale). Every figure of the four papers benchgen is built from, what it shows (in our words), "
         "and either the figure redrawn from the tables benchgen ships (`benchgen references atari_saber`), "
         "normalized and aggregated by the suite's own scorer, or why it cannot be drawn. The redrawn figures "
@@ -333,7 +384,7 @@ def build() -> dict[str, str]:
         lines.append("")
     lines += ["## The redrawn figures", ""]
     for paper, number, what, where, image, data in drawn:
-        short = paper.split(",")[0] + (" (SABER)" if paper == SABER else "")
+        short = SHORT[paper]
         lines += [
             f"### {image.removesuffix('.png')}",
             "",
