@@ -47,7 +47,8 @@ def declared(default: Any, role: str = COMPARED, **metadata: Any) -> Any:
     value and says nothing of it itself, :func:`declared_sources`); ``check(name, value)``, the
     check of a protocol file's value (the parameter is then changeable, :func:`changeable`);
     ``record(value)``, its entries in the run record (default ``{name: value}``); ``listed=False``
-    keeps it off the ``benchgen protocols`` table; a suite may add keys of its own."""
+    keeps it off the ``benchgen protocols`` table; a suite may add keys of its own. A ``NOTE``
+    field's ``default`` makes its empty value (``dict``), a fresh one for every preset."""
     if role == NOTE:
         return dataclasses.field(default_factory=default, metadata={"role": role, **metadata})
     return dataclasses.field(default=default, metadata={"role": role, **metadata})
