@@ -1,7 +1,10 @@
 """PPO (Schulman et al. 2017) through stable-baselines3, as benchgen's ``ppo`` agent.
 
 ``config.py`` (torch-free) holds the settings (suites ship the values they tuned for their tasks:
-``Suite.tuned_settings``, e.g. the Sonic paper's), ``vec_env.py`` the SB3 ``VecEnv`` adapter and
+``Suite.tuned_settings``, e.g. the Sonic paper's), ``vec_env.py`` the SB3 ``VecEnv`` adapter,
+``update.py`` the one PPO loss and update (one process, data-parallel and virtual workers alike;
+why it is benchgen's and not SB3's ``train``: its docstring), ``chunked.py`` SB3's ``PPO`` trained
+by it, ``rollout.py`` and ``data_parallel.py`` joint PPO's virtual and data-parallel workers, and
 ``agent.py`` the agent. torch and SB3 are imported only when an agent is built, so
 ``benchgen list`` stays fast.
 """

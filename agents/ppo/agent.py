@@ -1,6 +1,10 @@
-"""PPO (Schulman et al. 2017) as a benchgen agent: stable-baselines3's PPO, not a fork.
+"""PPO (Schulman et al. 2017) as a benchgen agent: stable-baselines3's PPO, trained by benchgen's update.
 
-The agent owns one ``stable_baselines3.PPO`` model and drives it through benchgen's protocol:
+The agent owns one ``stable_baselines3.PPO`` model (:class:`~benchgen_agents.ppo.chunked.ChunkedPPO`:
+SB3's rollouts, GAE and callbacks, with ``train`` the one PPO update of
+:mod:`benchgen_agents.ppo.update`, SB3's ``PPO.train`` bit for bit in one pass per minibatch,
+which data-parallel and virtual-worker training take too) and drives it through benchgen's
+protocol, through SB3's public interface only:
 
 * ``learn(env, ctx)`` wraps the unit's vector env in :class:`~benchgen_agents.ppo.vec_env.BenchgenVecEnv`
   and calls ``model.learn`` for the unit's remaining agent steps. A callback calls
@@ -46,7 +50,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger
 from stable_baselines3.common.policies import ActorCriticPolicy
-from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
+from stable_baselines3.common.preprocessing import is_image_space
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, get_device, set_random_seed
 from stable_baselines3.common.vec_env import VecEnv, VecTransposeImage
 
@@ -57,7 +61,8 @@ from benchgen_agents.ppo.chunked import ChunkedPPO
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.impala_cnn import ImpalaCNN
 from benchgen_agents.ppo.normalization import RunningStats
-from benchgen_agents.ppo.vec_env import BenchgenVecEnv
+from benchgen_agents.ppo.update import update_chunk
+from benchgen_agents.ppo.vec_env import BenchgenVecEnv, channels_last
 from benchgen_agents.torch_device import cpu_threads
 
 MODEL_FILE = "ppo.pt"
@@ -66,8 +71,6 @@ STATE_FILE = "ppo_agent.json"
 LEGACY_MODEL_FILE = "ppo.zip"
 #: ``format`` in STATE_FILE: 2 is ``ppo.pt`` + JSON (1 was SB3's zip, whose JSON had no such key)
 FORMAT = 2
-#: samples per forward/backward pass of a minibatch on the CPU (``PPOConfig.update_chunk`` None)
-CPU_UPDATE_CHUNK = 256
 #: the Nature CNN's three convolutions need at least 36x36 pixels
 MIN_CNN_SIZE = 36
 #: PPOConfig fields passed to SB3's PPO under the same name and unchanged
@@ -148,10 +151,8 @@ def _architecture(policy: Any, features_dim: Any) -> str:
 
 def _sb3_observation_space(space: gym.Space) -> gym.Space:
     """The observation space SB3's policy sees: channel-last images transposed, as ``PPO`` wraps the env
-    in ``VecTransposeImage`` (``BaseAlgorithm._wrap_env``)."""
-    if is_image_space(space) and not is_image_space_channels_first(space):
-        return VecTransposeImage.transpose_space(space)
-    return space
+    in ``VecTransposeImage``."""
+    return VecTransposeImage.transpose_space(space) if channels_last(space) else space
 
 
 class PPOAgent(Agent):
@@ -200,9 +201,7 @@ class PPOAgent(Agent):
 
     def _update_chunk(self) -> int:
         """Samples per forward/backward pass of a minibatch (``PPOConfig.update_chunk``; 0: all of it)."""
-        if self.config.update_chunk is not None:
-            return self.config.update_chunk
-        return CPU_UPDATE_CHUNK if get_device(self.config.device).type == "cpu" else 0
+        return update_chunk(self.config, get_device(self.config.device))
 
     def _features_dim(self) -> int | None:
         return self.config.features_dim if self.policy != "MlpPolicy" else None
@@ -247,7 +246,7 @@ class PPOAgent(Agent):
         if self._loaded is not None:
             source, updates = self._loaded, self._loaded_updates
         elif self.model is not None:  # bound before, to another number of sub-environments
-            source, updates = self.model.policy, self.model._n_updates  # noqa: SLF001
+            source, updates = self.model.policy, self.model.n_updates
         else:
             source, updates = None, 0
         if source is None:
@@ -274,7 +273,7 @@ class PPOAgent(Agent):
         if source is not None:
             model.policy.load_state_dict(source.state_dict())
             model.policy.optimizer.load_state_dict(source.optimizer.state_dict())
-            model._n_updates = updates  # noqa: SLF001
+            model.n_updates = updates
         self.model, self._loaded = model, None
         return model
 
@@ -302,8 +301,8 @@ class PPOAgent(Agent):
             )
         model.set_logger(Logger(folder=None, output_formats=[_ContextWriter(ctx)]))
         # The unit's step counter drives SB3's progress (schedules) and survives resumes.
+        # (_bind gave a new model or set_env(force_reset=True): SB3 resets the env when it starts.)
         model.num_timesteps = ctx.steps_done
-        model._last_obs = None  # noqa: SLF001 - force SB3 to reset the (fresh) env
         model.learn(
             total_timesteps=ctx.budget_steps - ctx.steps_done,
             callback=_BudgetCallback(ctx),
@@ -321,7 +320,7 @@ class PPOAgent(Agent):
         if self._loaded is not None:
             source, updates = self._loaded, self._loaded_updates
         elif self.model is not None:
-            source, updates = self.model.policy, self.model._n_updates  # noqa: SLF001
+            source, updates = self.model.policy, self.model.n_updates
         else:
             set_random_seed(ctx.seed)  # the same first weights as a single-process unit of this seed
             source, updates = self._new_policy(), 0
@@ -362,7 +361,7 @@ class PPOAgent(Agent):
             self._adopt(self.data_parallel_state)
         if self.model is not None:
             policy, steps = self.model.policy, int(self.model.num_timesteps)
-            updates = int(self.model._n_updates)  # noqa: SLF001
+            updates = int(self.model.n_updates)
         else:
             # Loaded and only evaluated (a zero-shot unit): the weights are the loaded ones.
             policy, steps, updates = self._loaded, None, self._loaded_updates

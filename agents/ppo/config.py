@@ -100,13 +100,14 @@ class PPOConfig:
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
     argmax policies get stuck, e.g. never pressing FIRE); True takes the most probable action."""
     update_chunk: int | None = None
-    """Samples per forward/backward pass of a minibatch: a larger minibatch's gradient is
-    accumulated over chunks of this many (``benchgen_agents.ppo.chunked``: the same update up to the
-    order of float sums, advantages normalized over the whole minibatch). None: 256 when torch runs
+    """Samples per forward/backward pass of a minibatch, in every PPO update (one process,
+    data-parallel and virtual workers): a larger minibatch's gradient is accumulated over chunks of
+    this many (``benchgen_agents.ppo.update``: the same update up to the order of float sums,
+    advantages normalized over the whole minibatch). None: 256 when torch runs
     on the CPU (where smaller passes stay in cache: the IMPALA CNN's forward and backward pass over
     Procgen's 2,048-sample minibatches runs about 1.5x faster per sample in chunks of 256, bfloat16,
-    one thread), the whole minibatch on a GPU; 0: the whole minibatch (stable-baselines3's own
-    update). benchgen setting: speed and memory only."""
+    one thread), the whole minibatch on a GPU; 0: the whole minibatch (stable-baselines3's
+    ``PPO.train``, bit for bit). benchgen setting: speed and memory only."""
     features_dim: int = 512
     """Width of the CNN's fully connected layer (Nature CNN: 512)."""
     device: str = "auto"

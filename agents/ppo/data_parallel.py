@@ -13,10 +13,11 @@ PPO, which the paper's code builds on, does. ``workers`` is how many processes h
 actors, run by :mod:`benchgen_agents.data_parallel.engine`; 0 or 1: the unit's own process,
 :class:`~benchgen_agents.data_parallel.in_process.InProcessGroup`), each a contiguous share.
 
-At every gradient step (:meth:`PPOWorkerProgram._update`) each virtual worker adds the gradient
-of its PPO loss on its own i-th minibatch to the policy's gradients; the processes all-reduce
-these sums, divide by ``virtual_workers``, clip the norm and take the Adam step: the paper's
-average over its workers, whatever the number of processes, up to the order of float sums.
+At every gradient step (:meth:`PPOWorkerProgram._update`, the one PPO update of
+:mod:`benchgen_agents.ppo.update`) each virtual worker adds the gradient of its PPO loss on its
+own i-th minibatch to the policy's gradients; the processes all-reduce these sums, divide by
+``virtual_workers``, clip the norm and take the Adam step: the paper's average over its workers,
+whatever the number of processes, up to the order of float sums.
 Every virtual worker's randomness (environment seed, action sampling, shuffles) comes from the
 unit's seed, the steps done and its index alone, so 1 process and 2 play the same episodes
 and reach the same weights.
@@ -57,9 +58,9 @@ from benchgen_agents.data_parallel.in_process import InProcessGroup
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.frames import stackable
 from benchgen_agents.ppo.rollout import VirtualWorker
+from benchgen_agents.ppo.update import ppo_update, update_chunk
+from benchgen_agents.ppo.vec_env import channels_last
 
-#: the statistics SB3's PPO.train logs, averaged here over minibatches and hosted workers
-LOSS_STATS = ("policy_gradient_loss", "value_loss", "entropy_loss", "loss", "approx_kl", "clip_fraction")
 GIB = 2**30
 
 
@@ -108,34 +109,42 @@ class PPOWorkerProgram(WorkerProgram):
         return stats
 
     def _update(self, progress_remaining: float) -> dict[str, float]:
-        """``n_epochs`` passes; at each gradient step the mean over all virtual workers of the
-        gradient of each one's loss on its own next minibatch, then clip and Adam (section 4.5)."""
+        """``n_epochs`` passes of the one PPO update (:func:`benchgen_agents.ppo.update.ppo_update`);
+        each gradient step takes every hosted virtual worker's own next minibatch, and between
+        their backward passes and the step the processes sum their gradients, which are then
+        divided by ``virtual_workers``: the mean over all virtual workers (section 4.5)."""
         c, policy = self.config, self.policy
         lr, clip = self.lr_schedule(progress_remaining), self.clip_schedule(progress_remaining)
-        for group in policy.optimizer.param_groups:
-            group["lr"] = lr
-        policy.set_training_mode(True)
-        parameters = list(policy.parameters())
-        totals, count = dict.fromkeys(LOSS_STATS, 0.0), 0
         self.last_minibatches = []
-        for _epoch in range(c.n_epochs):
+
+        def epoch():
             batches = [worker.minibatches() for worker in self.workers]  # each its own shuffle
             self.last_minibatches.append(batches)
             for i in range(len(batches[0])):
-                policy.optimizer.zero_grad(set_to_none=True)
-                for worker, minibatches in zip(self.workers, batches):  # accumulate: the process's sum
-                    for key, value in worker.backward(policy, minibatches[i], clip).items():
-                        totals[key] += value
-                    count += 1
-                self.averager.sum(parameters)  # all processes' sum
-                for p in parameters:
-                    p.grad.div_(self.virtual_workers)  # the paper's average over its workers
-                torch.nn.utils.clip_grad_norm_(parameters, c.max_grad_norm)
-                policy.optimizer.step()
-        self.n_updates += c.n_epochs
-        stats = {f"train/{key}": value / max(1, count) for key, value in totals.items()}
-        stats |= {"train/learning_rate": float(lr), "train/clip_range": float(clip), "train/n_updates": self.n_updates}
-        return stats
+                yield [w.minibatch(mb[i], policy.device) for w, mb in zip(self.workers, batches)]
+
+        def average(parameters: list[torch.nn.Parameter]) -> None:
+            self.averager.sum(parameters)  # all processes' sum
+            for p in parameters:
+                p.grad.div_(self.virtual_workers)  # the paper's average over its workers
+
+        stats = ppo_update(
+            policy,
+            epoch,
+            c,
+            learning_rate=lr,
+            clip_range=clip,
+            clip_range_vf=c.clip_range_vf,
+            chunk=update_chunk(c, policy.device),
+            after_backward=average,
+        )
+        self.n_updates += stats.pop("epochs")
+        stats = {f"train/{key}": value for key, value in stats.items()}
+        return stats | {
+            "train/learning_rate": float(lr),
+            "train/clip_range": float(clip),
+            "train/n_updates": self.n_updates,
+        }
 
     def state(self) -> dict[str, Any]:
         policy = self.policy
@@ -172,12 +181,8 @@ def rollout_bytes(config: PPOConfig, observation_space, envs: int) -> int:
 
 def _sb3_shape(space) -> tuple[int, ...]:
     """The observation shape the policy sees: channel-last images channel-first, as SB3 wraps them."""
-    from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
-
     shape = tuple(space.shape)
-    if is_image_space(space) and not is_image_space_channels_first(space):
-        return (shape[-1], *shape[:-1])
-    return shape
+    return (shape[-1], *shape[:-1]) if channels_last(space) else shape
 
 
 def virtual_workers(config: PPOConfig) -> int:

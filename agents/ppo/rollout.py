@@ -1,13 +1,13 @@
 """One of joint PPO's workers (Nichol et al. 2018, section 4.5): its environments, its rollout, its
-randomness, and the PPO loss on its own minibatches.
+randomness, and its own minibatches for the PPO update.
 
 A :class:`VirtualWorker` is exactly one of the paper's 188 workers, whichever process hosts it
 (:mod:`benchgen_agents.ppo.data_parallel`): it plays its own environments (one training level
 each, assigned by the unit's remote-env factory from its index), collects its own rollout of
 ``n_steps`` per sub-environment with GAE (Schulman et al. 2016) as stable-baselines3's
-``collect_rollouts`` and ``RolloutBuffer`` do, shuffles it into its own minibatches, and gives the
-gradient of the PPO loss (Schulman et al. 2017, eq. 9, as SB3's ``PPO.train`` computes it) on its
-i-th minibatch, with advantages normalized over that minibatch, as each MPI worker of OpenAI
+``collect_rollouts`` and ``RolloutBuffer`` do, shuffles it into its own minibatches, and gives its
+i-th minibatch to the one PPO update (:func:`benchgen_agents.ppo.update.ppo_update`, SB3's
+``PPO.train`` loss), with advantages normalized over that minibatch, as each MPI worker of OpenAI
 baselines' PPO does.
 
 Its randomness comes from its seed alone: actions are sampled with a ``torch.Generator`` of its
@@ -26,17 +26,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.utils import obs_as_tensor
 
 from benchgen_agents.ppo.frames import PlainFrames, StackedFrames, stackable
-from benchgen_agents.ppo.loss import backward_in_chunks
-from benchgen_agents.ppo.loss import settings as loss_settings
-from benchgen_agents.ppo.vec_env import BenchgenVecEnv
-
-#: samples per forward/backward pass of a minibatch (the loss is summed over chunks, so a
-#: minibatch of 8192 Sonic frames never needs all of its activations at once)
-CHUNK = 1024
+from benchgen_agents.ppo.update import Minibatch
+from benchgen_agents.ppo.vec_env import BenchgenVecEnv, as_sb3_wraps
 
 
 def sample_actions(policy, obs: torch.Tensor, generator: torch.Generator):
@@ -50,7 +44,8 @@ def sample_actions(policy, obs: torch.Tensor, generator: torch.Generator):
         latent_pi = policy.mlp_extractor.forward_actor(pi_features)
         latent_vf = policy.mlp_extractor.forward_critic(vf_features)
     values = policy.value_net(latent_vf)
-    distribution = policy._get_action_dist_from_latent(latent_pi)  # noqa: SLF001
+    # the categorical distribution of SB3's policy over discrete actions (what its forward samples)
+    distribution = policy.action_dist.proba_distribution(action_logits=policy.action_net(latent_pi))
     probs = distribution.distribution.probs
     actions = torch.multinomial(probs.detach().cpu().double(), 1, generator=generator).squeeze(1).to(probs.device)
     return actions, values.flatten(), distribution.log_prob(actions)
@@ -63,8 +58,7 @@ class VirtualWorker:
     def __init__(self, index: int, env, seed: int, config, storage: Path | None = None):
         self.index, self.config = int(index), config
         vec = BenchgenVecEnv(env, clip_reward=config.clip_reward, reward_scale=config.reward_scale)
-        # SB3's own wrapping (channel-last images transposed, VecTransposeImage), as PPO(...) does
-        self.vec = BaseAlgorithm._wrap_env(vec, verbose=0, monitor_wrapper=False)  # noqa: SLF001
+        self.vec = as_sb3_wraps(vec)  # channel-last images transposed, as PPO(...) wraps its env
         vec.seed(seed)
         self.n_envs = vec.num_envs
         self.actions_rng = torch.Generator().manual_seed(int(seed))
@@ -145,21 +139,12 @@ class VirtualWorker:
             "returns": torch.as_tensor(self.returns[step, env], device=device),
         }
 
-    def backward(self, policy, flat: np.ndarray, clip_range: float) -> dict[str, float]:
-        """Add the gradient of this worker's PPO loss on minibatch ``flat`` to the
-        policy's gradients (``loss.backward``: gradients accumulate), ``CHUNK`` samples at a time
-        (:func:`benchgen_agents.ppo.loss.backward_in_chunks`); returns its statistics."""
+    def minibatch(self, flat: np.ndarray, device) -> Minibatch:
+        """This worker's minibatch at flat indices ``flat``, for the one PPO update
+        (:func:`benchgen_agents.ppo.update.ppo_update`), which reads it chunk by chunk."""
         env, step = np.divmod(flat, self.steps)
-        return backward_in_chunks(
-            policy,
-            len(flat),
-            CHUNK,
-            lambda part: self.batch(flat[part], policy.device),
-            torch.as_tensor(self.advantages[step, env], device=policy.device),
-            clip_range=clip_range,
-            clip_range_vf=None,
-            **loss_settings(self.config),
-        )
+        advantages = torch.as_tensor(self.advantages[step, env], device=device)
+        return Minibatch(len(flat), lambda part: self.batch(flat[part], device), advantages)
 
     @property
     def observations(self) -> np.ndarray:

@@ -20,7 +20,19 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
+from stable_baselines3.common.vec_env import VecEnv, VecTransposeImage
+
+
+def channels_last(space: gym.Space) -> bool:
+    """Whether SB3's ``PPO`` transposes these observations for its CNN (channel-last images: it
+    wraps its env in ``VecTransposeImage``, ``BaseAlgorithm._wrap_env``)."""
+    return is_image_space(space) and not is_image_space_channels_first(space)
+
+
+def as_sb3_wraps(vec: VecEnv) -> VecEnv:
+    """``vec`` as SB3's ``PPO`` wraps it: channel-last images transposed (:func:`channels_last`)."""
+    return VecTransposeImage(vec) if channels_last(vec.observation_space) else vec
 
 
 class BenchgenVecEnv(VecEnv):
