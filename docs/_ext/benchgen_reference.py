@@ -1,7 +1,7 @@
 """The site's reference pages, generated from the code at every build (a Sphinx extension).
 
-Nothing here is committed output: the pages are written into ``docs/reference/`` (git-ignored)
-when the build starts, from what the installed benchgen reports about itself, so they cannot go
+Nothing here is committed output: the pages are written into ``docs/reference/generated/``
+(git-ignored) when the build starts, from what the installed benchgen reports about itself, so they cannot go
 stale. Every page comes from the same objects as the command that prints it:
 
 - ``commands.md``: the ``benchgen`` parser with every installed plugin's commands
@@ -12,7 +12,9 @@ stale. Every page comes from the same objects as the command that prints it:
   (``benchgen.config.settings_table``, as ``benchgen settings AGENT``), and what each suite tunes;
 - ``references/SUITE.md``: each suite's published reference tables with their sources and
   scores (as ``benchgen references SUITE [NAME]``);
-- ``hooks.md``: the plugin hooks with their signatures (``benchgen.docs``, as in the guide).
+- ``hooks.md``: the plugin hooks with their signatures (``benchgen.docs``, as in the guide);
+- ``api.md``: every module of benchgen's top level but the command line's, from its docstrings
+  (autodoc), so a docstring naming something the code no longer has fails the build.
 
 Suites and agents are read from the plugin registry, never named here.
 """
@@ -20,14 +22,19 @@ Suites and agents are read from the plugin registry, never named here.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import pkgutil
 from collections.abc import Iterator
 from pathlib import Path
 
 #: where the pages go, relative to the documentation's source folder
-OUT = "reference"
+OUT = "reference/generated"
 #: the terminal width the commands' help is formatted for
 HELP_COLUMNS = "100"
+#: benchgen's top-level modules that the API page leaves out: the command line and the generators,
+#: which the commands page documents by what they do
+NOT_API = {"cli", "docs", "newplugin", "__main__"}
 
 
 def _cell(value: object) -> str:
@@ -197,10 +204,67 @@ def hooks_page() -> str:
 
     return (
         "# Plugin hooks\n\nThe hooks a plugin implements (`benchgen/hookspecs.py`), with their signatures; "
-        "the [plugin author guide](../plugin_authors.md) says how to use them.\n\n"
+        "the [plugin author guide](../../plugin_authors.md) says how to use them.\n\n"
         + docs._hooks().replace("\n### ", "\n## ").replace("### ", "## ", 1)
         + "\n"
     )
+
+
+# -- Python API --------------------------------------------------------------------------------
+def api_modules() -> list[str]:
+    """benchgen's top-level modules, those of the command line aside."""
+    import benchgen
+
+    found = pkgutil.iter_modules(benchgen.__path__)
+    return sorted(f"benchgen.{m.name}" for m in found if not m.ispkg and m.name not in NOT_API)
+
+
+def api_page() -> str:
+    parts = [
+        "# Python API\n\nbenchgen's contracts (suites, agents, scoring, protocols, the plugin registry) and "
+        "the API for a training loop of your own, from the code's docstrings: every top-level module "
+        "of `benchgen` but the command line's."
+    ]
+    for name in api_modules():
+        parts.append(f"## `{name}`\n\n```{{eval-rst}}\n.. automodule:: {name}\n   :members:\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+def _find(target: str) -> object | None:
+    """The object a dotted ``benchgen....`` name names, or None when the code has no such name."""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                return None
+            obj = getattr(obj, attr)
+        return obj
+    return None
+
+
+def resolve_existing(app, env, node, contnode):
+    """A docstring's reference to a benchgen name the site does not document on its own: a name
+    a module imports from another (``benchgen.agent.AgentNeeds``) links to where it is defined;
+    one the code has but the API page leaves out (a module of ``benchgen.run``) is shown as code
+    without a link. A name the code does not have is left unresolved, and fails the build."""
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or not target.startswith("benchgen."):
+        return None
+    obj = _find(target)
+    if obj is None:
+        return None
+    home = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
+    if home != target and home.startswith("benchgen."):
+        found = env.get_domain("py").resolve_xref(
+            env, node["refdoc"], app.builder, node["reftype"], home, node, contnode
+        )
+        if found is not None:
+            return found
+    return contnode
 
 
 def pages() -> dict[str, str]:
@@ -213,14 +277,16 @@ def pages() -> dict[str, str]:
         "protocols.md": protocols_page(registry),
         "settings.md": settings_page(registry),
         "hooks.md": hooks_page(),
+        "api.md": api_page(),
     }
     out.update(references_pages(registry))
     return out
 
 
 def write(srcdir: Path) -> list[Path]:
-    """Write the pages under ``srcdir/reference``; an unchanged page is left alone (its time
-    stamp too, so an incremental build does not read it again)."""
+    """Write the pages under ``srcdir/reference/generated``, and remove any other page there; an
+    unchanged page is left alone (its time stamp too, so an incremental build does not read it
+    again)."""
     root = Path(srcdir) / OUT
     written = []
     for rel, text in pages().items():
@@ -230,7 +296,7 @@ def write(srcdir: Path) -> list[Path]:
             path.write_text(text)
         written.append(path)
     for stale in root.rglob("*.md"):
-        if stale not in written and stale.name != "index.md":
+        if stale not in written:
             stale.unlink()
     return written
 
@@ -241,4 +307,5 @@ def _on_init(app) -> None:
 
 def setup(app):
     app.connect("builder-inited", _on_init)
+    app.connect("missing-reference", resolve_existing)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

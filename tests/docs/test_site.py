@@ -47,7 +47,7 @@ def test_reference_covers_every_command_suite_and_agent(site, monkeypatch):
     monkeypatch.delenv("BENCHGEN_PLUGINS")
     reset_registry()
     registry = get_registry()
-    reference = DOCS / "reference"
+    reference = DOCS / "reference" / "generated"
     commands = (reference / "commands.md").read_text()
     for action in build_parser(registry)._subparsers._group_actions:
         for name in action.choices:
@@ -64,26 +64,46 @@ def test_reference_covers_every_command_suite_and_agent(site, monkeypatch):
         for ref in registry.reference_scores(suite).values():
             assert f"`{ref.name}`" in tables
             assert f"## {ref.name}\n" in (reference / "references" / f"{name}.md").read_text()
-    assert (site / "reference" / "hooks.html").is_file()
+    for page in ("hooks", "api"):
+        assert (site / "reference" / "generated" / f"{page}.html").is_file()
 
 
-@pytest.mark.parametrize(
-    "page, error",
-    [
-        ("[a page](missing.md)", "missing.md"),
-        ("[a section](other.md#no-such-heading)", "no-such-heading"),
-    ],
-)
-def test_a_broken_link_fails_the_build(tmp_path, page, error):
+#: what a page may get wrong, and what the failed build names for each
+BROKEN = {
+    "[a page](missing.md)": "missing.md",
+    "[a section](other.md#no-such-heading)": "no-such-heading",
+    "{py:class}`benchgen.suite.NoSuchSuite`": "benchgen.suite.NoSuchSuite",
+}
+
+
+def test_a_broken_link_fails_the_build(tmp_path):
     """The site's own settings (docs/conf.py, its generator left out) turn a link to a missing
-    page or heading into a failed build."""
+    page or heading, or a reference to a benchgen name the code does not have, into a failed
+    build that names each."""
     src = tmp_path / "src"
     src.mkdir()
-    (src / "index.md").write_text(f"# Home\n\n{page}\n\n```{{toctree}}\nother\n```\n")
+    (src / "index.md").write_text("# Home\n\n" + "\n\n".join(BROKEN) + "\n\n```{toctree}\nother\n```\n")
     (src / "other.md").write_text("# Other\n\n## A heading\n")
-    done = _build(src, tmp_path / "out", "-c", str(DOCS), "-D", "extensions=myst_parser")
+    done = _build(src, tmp_path / "out", "-c", str(DOCS), "-D", "extensions=myst_parser,sphinx.ext.autodoc")
     assert done.returncode != 0
-    assert error in done.stderr
+    for error in BROKEN.values():
+        assert error in done.stderr
+
+
+def test_references_to_names_the_code_has_are_kept_and_others_are_not():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        from benchgen_reference import _find
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    from benchgen.needs import AgentNeeds
+    from benchgen.suite import Suite
+
+    assert _find("benchgen.agent.AgentNeeds") is AgentNeeds  # re-exported: links to benchgen.needs
+    assert _find("benchgen.suite.Suite.tasks") is Suite.tasks
+    assert _find("benchgen.run") is not None  # a package the API page leaves out: shown unlinked
+    for stale in ("benchgen.no_such_module", "benchgen.suite.NoSuchSuite", "benchgen.suite.Suite.no_method"):
+        assert _find(stale) is None
 
 
 def test_readme_is_short_and_links_into_the_docs():
