@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: episodes in the running mean of a learning curve (fewer when a run has few)
 WINDOW = 20
 DPI = 72
+#: a phase with fewer episodes is drawn as its episodes alone, without a running mean
+FEW = 15
 
 
 def running_mean(values: np.ndarray) -> tuple[np.ndarray, int]:
@@ -44,12 +46,15 @@ def draw_panels(panels: list[Panel], path: Path, ncols: int = 3, xlabel: str = "
 
     ncols = min(ncols, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.0 * nrows), squeeze=False)
+    width, height = (4.2, 3.0) if ncols > 1 else (6.5, 4.0)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
     for ax, panel in zip(axes.flat, panels):
         for i, (label, frames, scores) in enumerate(panel.curves):
             color = f"C{i}"
             ax.plot(frames, scores, ".", ms=2, alpha=0.3, color=color)
-            if len(scores):
+            if 0 < len(scores) < FEW:
+                ax.plot(frames, scores, "o", ms=4, color=color, label=f"{label} ({len(scores)} episodes)")
+            elif len(scores):
                 mean, window = running_mean(scores)
                 ax.plot(frames[window - 1 :], mean, color=color, lw=1.5, label=f"{label} (mean of {window})")
         for j, (label, value, style) in enumerate(panel.lines):
@@ -92,7 +97,7 @@ def draw_bars(rows: list[tuple[str, float | None, float | None]], path: Path, ti
 
 
 def save(fig, path: Path) -> None:
-    """Write a figure as a 64-colour PNG (a third of the bytes of matplotlib's RGBA) with no
+    """Write a figure as a 256-colour PNG (about half the bytes of matplotlib's RGBA) with no
     timestamp or version in it, so that the same figure gives the same bytes; close it."""
     import io
 
@@ -104,7 +109,7 @@ def save(fig, path: Path) -> None:
     fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     plt.close(fig)
     buffer.seek(0)
-    Image.open(buffer).convert("RGB").quantize(colors=64).save(path, format="PNG")
+    Image.open(buffer).convert("RGB").quantize(colors=256).save(path, format="PNG")
 
 
 def fingerprint(paths: list[Path]) -> str:
