@@ -26,7 +26,10 @@ def script(request):
 
 
 def test_committed_pages_are_current(script):
-    assert script.check(script.OUT) == []
+    assert script.check(script.OUT) == [], (
+        f"run `python benchmarks/{script.__name__}.py` and commit what it writes (a run was added, "
+        "re-exported or a shipped table changed)"
+    )
 
 
 def test_a_missing_or_edited_page_is_reported(script, tmp_path):
