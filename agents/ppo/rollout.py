@@ -26,11 +26,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from gymnasium import spaces
+from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.utils import obs_as_tensor
 
 from benchgen_agents.ppo.frames import PlainFrames, StackedFrames, stackable
 from benchgen_agents.ppo.update import Minibatch
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv, as_sb3_wraps
+
+#: the observation space of the rollout buffer that computes GAE: one number a step, a placeholder
+PER_STEP = spaces.Box(-np.inf, np.inf, (1,), np.float32)
 
 
 def sample_actions(policy, obs: torch.Tensor, generator: torch.Generator):
@@ -105,19 +110,26 @@ class VirtualWorker:
         self._gae(last_values, self.last_starts)
 
     def _gae(self, last_values: np.ndarray, dones: np.ndarray) -> None:
-        """Generalized advantage estimation over the rollout (SB3's
-        ``RolloutBuffer.compute_returns_and_advantage``)."""
-        c, n = self.config, self.steps
-        last = np.zeros(self.n_envs, dtype=np.float32)
-        for t in reversed(range(n)):
-            if t == n - 1:
-                not_done, next_values = 1.0 - dones, last_values
-            else:
-                not_done, next_values = 1.0 - self.starts[t + 1], self.values[t + 1]
-            delta = self.rewards[t] + c.gamma * next_values * not_done - self.values[t]
-            last = delta + c.gamma * c.gae_lambda * not_done * last
-            self.advantages[t] = last
-        self.returns[:n] = self.advantages[:n] + self.values[:n]
+        """Generalized advantage estimation over the rollout by SB3's
+        ``RolloutBuffer.compute_returns_and_advantage``, on a buffer of the rollout's per-step
+        numbers only (its observations are a placeholder: they stay compact in ``self.frames``)."""
+        n = self.steps
+        buffer = RolloutBuffer(
+            n,
+            PER_STEP,
+            self.vec.action_space,
+            device="cpu",
+            gae_lambda=self.config.gae_lambda,
+            gamma=self.config.gamma,
+            n_envs=self.n_envs,
+        )
+        buffer.rewards[:], buffer.values[:], buffer.episode_starts[:] = (
+            self.rewards[:n],
+            self.values[:n],
+            self.starts[:n],
+        )
+        buffer.compute_returns_and_advantage(torch.as_tensor(last_values), dones)
+        self.advantages[:n], self.returns[:n] = buffer.advantages, buffer.returns
 
     # -- minibatches and the loss (SB3's PPO.train) ---------------------------------------------
     def minibatches(self) -> list[np.ndarray]:

@@ -2,7 +2,7 @@
 stable-baselines3's ``PPO.train``: the same rollout buffer, the same first weights and Adam state,
 the same minibatch order, one update each. In one pass per minibatch the weights come out equal
 bit for bit; in chunks equal up to the order of float sums. With SB3's value clipping and its
-target_kl early stop too, and the statistics SB3 logs."""
+target_kl early stop too, and the statistics SB3 logs. And where the chunk size comes from."""
 
 from __future__ import annotations
 
@@ -106,3 +106,19 @@ def test_one_update_matches_sb3s_train(policy, settings, chunk):
         assert expected["n_updates"] < 3
     for key in LOGGED:
         assert got[key] == pytest.approx(float(expected[key]), rel=1e-4, abs=1e-6), key
+
+
+def test_the_chunk_is_256_samples_on_the_cpu_unless_the_config_says_otherwise():
+    from benchgen.agent import AgentEnvironment
+    from benchgen_agents.ppo import PPOConfig, make_agent
+    from benchgen_agents.ppo.update import update_chunk
+
+    environment = AgentEnvironment(gym.spaces.Box(-1, 1, (4,), np.float32), gym.spaces.Discrete(2))
+    assert make_agent(PPOConfig(device="cpu"), environment)._update_chunk() == 256
+    assert make_agent(PPOConfig(device="cpu", update_chunk=0), environment)._update_chunk() == 0
+    # the data-parallel and virtual workers' update takes the same rule, on their policy's device
+    assert update_chunk(PPOConfig(), torch.device("cpu")) == 256
+    assert update_chunk(PPOConfig(), torch.device("cuda")) == 0
+    assert update_chunk(PPOConfig(update_chunk=512), torch.device("cuda")) == 512
+    with pytest.raises(ValueError, match="update_chunk"):
+        PPOConfig(update_chunk=-1)
