@@ -196,6 +196,7 @@ class AtariProtocol:
     CHANGEABLE: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
+        # the values a preset keeps from the declaration and says nothing of: the declaration's sources
         object.__setattr__(self, "sources", declared_sources(self))
 
     @property
