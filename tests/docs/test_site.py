@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import REPO
 
 DOCS = REPO / "docs"
@@ -24,30 +22,28 @@ def _build(srcdir: Path, outdir: Path, *extra: str) -> subprocess.CompletedProce
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    done = _build(DOCS, out)
+def test_the_site_builds_every_page_and_its_reference_covers_the_code(tmp_path, monkeypatch):
+    """One test, so that the build runs once whichever test worker takes it."""
+    site = tmp_path / "site"
+    done = _build(DOCS, site)
     assert done.returncode == 0, f"the site does not build cleanly:\n{done.stdout}\n{done.stderr}"
-    return out
-
-
-def test_every_page_is_built(site):
     sources = [p.relative_to(DOCS).with_suffix(".html") for p in DOCS.rglob("*.md") if "_build" not in p.parts]
     missing = [str(p) for p in sources if not (site / p).is_file()]
     assert not missing, f"pages not in the site: {missing}"
     home = (site / "index.html").read_text()
     assert "A 30-second tour" in home and 'href="guide/commands.html"' in home
+    for page in ("commands", "protocols", "settings", "references", "hooks", "api"):
+        assert (site / "reference" / "generated" / f"{page}.html").is_file()
+    monkeypatch.delenv("BENCHGEN_PLUGINS")
+    _reference_covers_every_command_suite_and_agent(DOCS / "reference" / "generated")
 
 
-def test_reference_covers_every_command_suite_and_agent(site, monkeypatch):
+def _reference_covers_every_command_suite_and_agent(reference: Path) -> None:
     from benchgen.cli import build_parser
     from benchgen.registry import get_registry, reset_registry
 
-    monkeypatch.delenv("BENCHGEN_PLUGINS")
     reset_registry()
     registry = get_registry()
-    reference = DOCS / "reference" / "generated"
     commands = (reference / "commands.md").read_text()
     for action in build_parser(registry)._subparsers._group_actions:
         for name in action.choices:
@@ -64,8 +60,6 @@ def test_reference_covers_every_command_suite_and_agent(site, monkeypatch):
         for ref in registry.reference_scores(suite).values():
             assert f"`{ref.name}`" in tables
             assert f"## {ref.name}\n" in (reference / "references" / f"{name}.md").read_text()
-    for page in ("hooks", "api"):
-        assert (site / "reference" / "generated" / f"{page}.html").is_file()
 
 
 #: what a page may get wrong, and what the failed build names for each
