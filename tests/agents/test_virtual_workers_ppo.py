@@ -106,22 +106,27 @@ def test_one_process_and_two_reach_the_same_weights_after_a_round():
     assert changed
 
 
-def _loss(policy, obs, actions, old_log_probs, advantages, returns, config, clip):
+def _loss(policy, obs, actions, old_values, old_log_probs, advantages, returns, config, clip):
     """PPO's clipped loss (Schulman et al. 2017, eq. 9) with the value and entropy terms, written
-    out here: advantages normalized over the minibatch."""
+    out here: advantages normalized over the minibatch, values clipped if ``clip_range_vf``."""
     values, log_prob, entropy = policy.evaluate_actions(obs, actions)
+    values = values.flatten()
+    if config.clip_range_vf is not None:
+        values = old_values + (values - old_values).clamp(-config.clip_range_vf, config.clip_range_vf)
     adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     ratio = torch.exp(log_prob - old_log_probs)
     policy_loss = -torch.min(adv * ratio, adv * ratio.clamp(1 - clip, 1 + clip)).mean()
-    value_loss = ((returns - values.flatten()) ** 2).mean()
+    value_loss = ((returns - values) ** 2).mean()
     return policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy.mean()
 
 
-def test_the_accumulated_update_is_the_mean_of_the_virtual_workers_gradients(tmp_path):
+@pytest.mark.parametrize("clip_range_vf", [None, 0.01])
+def test_the_accumulated_update_is_the_mean_of_the_virtual_workers_gradients(tmp_path, clip_range_vf):
     """By hand: at each step, every virtual worker's loss on its own i-th minibatch, the mean of
-    their gradients, clipped, one Adam step; rollouts memory-mapped (rollout_memory_gib=0)."""
+    their gradients, clipped, one Adam step; rollouts memory-mapped (rollout_memory_gib=0); with
+    and without value clipping (the one PPO update's, which joint PPO takes too)."""
     # a clip norm that does not bind: clipping would hide the scale of the gradients
-    inbox, factory, environment, config = _setup(rollout_memory_gib=0.0, max_grad_norm=1e3)
+    inbox, factory, environment, config = _setup(rollout_memory_gib=0.0, max_grad_norm=1e3, clip_range_vf=clip_range_vf)
     start = fresh_ppo_state(config, environment)
     result, batch = _in_process_round(config, environment, factory, start, storage=str(tmp_path / "rollouts"))
     assert sorted(p.name for p in (tmp_path / "rollouts").iterdir()) == [f"virtual{v}.npy" for v in range(VIRTUAL)]
@@ -145,6 +150,7 @@ def test_the_accumulated_update_is_the_mean_of_the_virtual_workers_gradients(tmp
                     policy,
                     column("observations", v, flat),
                     column("actions", v, flat).long(),
+                    column("values", v, flat),
                     column("log_probs", v, flat),
                     column("advantages", v, flat),
                     column("returns", v, flat),
