@@ -62,7 +62,11 @@ class Run:
 def read_run(path: Path) -> Run:
     """An export CSV (one row per episode, ``benchgen export``), through benchgen's CSV reader."""
     with path.open(newline="") as handle:
-        rows = list(csv_reader(handle, str(path)))
+        return run_of(path, list(csv_reader(handle, str(path))))
+
+
+def run_of(path: Path, rows: list[dict[str, str]]) -> Run:
+    """A run from its exported rows (as read by :func:`read_run` or a table script)."""
     by_phase: dict[str, list[tuple[int, float]]] = {}
     for row in rows:
         by_phase.setdefault(row["phase"], []).append((int(row["frames_total"] or 0), float(row["score"])))
@@ -192,7 +196,7 @@ def atari100k_page() -> Page:
         for game in sorted(games):
             paths = [folder / f"{variant}-{game}-seed{seed}.csv" for seed in sorted(games[game])]
             inputs += paths
-            runs = [read_run(p) for p in paths]
+            runs = [run_of(p, games[game][seed]) for p, seed in zip(paths, sorted(games[game]))]
             got = ", ".join(f"{s}: {fmt(v)}" for s, v in sorted(scores.get(game, {}).items())) or "not finished"
             body.append(f"| {game} | {got} | {fmt(ref.scores.get(game))} | {fmt(randoms.get(game, {}).get(0))} |")
             bars += [(f"{game}, seed {seed}", value, ref.scores.get(game))
