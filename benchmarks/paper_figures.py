@@ -54,8 +54,8 @@ NOT_PUBLISHED = (
     "the paper prints no numbers behind it (no per-step or per-trial table), so there is nothing to draw from"
 )
 FEATURES = (
-    "a picture of the features the paper's agents compute from one screen; benchgen computes them (the "
-    "`sarsa` agent's `bass` and `disco` features) but has no drawing of them"
+    "a picture of the objects DISCO finds on one screen; benchgen computes DISCO's features (the `sarsa` "
+    "agent's `disco`) but has no drawing of its object classes"
 )
 NO_ROMS = "screenshots of the Sonic games, whose ROMs benchgen does not ship"
 
@@ -274,6 +274,56 @@ def game_screens(tasks: list[str], path: Path, seed: int = 0) -> None:
     out.resize((out.width * 2, out.height * 2), Image.NEAREST).save(path, format="PNG")
 
 
+#: the SECAM console's eight colours, by luminance bits (black, blue, red, magenta, green, cyan,
+#: yellow, white), as RGB
+SECAM_RGB = np.array(
+    [[0, 0, 0], [33, 33, 255], [240, 60, 121], [255, 80, 255], [127, 255, 0], [127, 255, 255], [255, 255, 63],
+     [255, 255, 255]], dtype=np.uint8
+)  # fmt: skip
+#: no-op steps whose screens make the background histogram of Figure 5 (the paper: 18,000 screens)
+BACKGROUND_STEPS = 300
+
+
+def ale_fig5(t: Tables, path: Path, task: str = "freeway", seed: int = 0, action: int = 2) -> None:
+    """Left: a Freeway screen in SECAM colours; right: its BASS encoding, each 10 x 15 tile showing
+    the SECAM colours present in its foreground as stripes, computed by benchgen's own BASS
+    features (``benchgen_agents.ale_features``) on the emulator's palette screen. The chicken walks
+    up (``action`` 2, UP in the full action set) so that the background histogram does not take it
+    for background."""
+    from PIL import Image
+
+    from benchgen_agents.ale_features.basic import SECAM_COLOURS, BasicFeatures, secam_colour
+    from benchgen_agents.ale_features.common import GRID_COLUMNS, GRID_ROWS, BackgroundHistogram
+
+    suite = get_registry().suite("atari_saber").with_capabilities(["palette_screen"])
+    env = suite.make_env([task], seed, mode="eval")
+    try:
+        env.reset(seed=seed)
+        emulators, histogram = env.emulators(), BackgroundHistogram()
+        for _ in range(BACKGROUND_STEPS):
+            env.step(np.full(1, action, dtype=np.int64))
+            histogram.add(emulators.palette_screen(0))
+        screen = emulators.palette_screen(0)
+    finally:
+        env.close()
+    active = BasicFeatures(SECAM_COLOURS)(screen, histogram.background())  # BASS's single-tile features
+    height, width = screen.shape
+    tile_h, tile_w = height // GRID_ROWS, width // GRID_COLUMNS
+    encoding = np.zeros((height, width, 3), dtype=np.uint8) + 40
+    tiles: dict[int, list[int]] = {}
+    for feature in active.tolist():
+        tiles.setdefault(feature // SECAM_COLOURS, []).append(feature % SECAM_COLOURS)
+    for tile, colours in tiles.items():
+        y, x = (tile // GRID_COLUMNS) * tile_h, (tile % GRID_COLUMNS) * tile_w
+        for k, colour in enumerate(colours):
+            left, right = x + k * tile_w // len(colours), x + (k + 1) * tile_w // len(colours)
+            encoding[y : y + tile_h, left:right] = SECAM_RGB[colour]
+    gap = np.full((height, 12, 3), 255, dtype=np.uint8)
+    both = np.concatenate([SECAM_RGB[secam_colour(screen)], gap, encoding], axis=1)
+    image = Image.fromarray(both)
+    image.resize((image.width * 2, image.height * 2), Image.NEAREST).save(path, format="PNG")
+
+
 def screens_of(*tasks: str) -> tuple:
     """A figure of game screens: (image drawing function, data)."""
     return (
@@ -327,7 +377,11 @@ FIGURES = {
           "the best single action) but whose bottom may be above the worst of the 37 agents")),
         (4, "score distributions (fraction of games at or above each score) of the five learning agents",
          "section 4.2.3", ("ale_fig4.png", ale_fig4, "as Figure 3, from Table 4, with the same caveat on the baseline range")),
-        (5, "Freeway in SECAM colours and its BASS encoding", "appendix A.1", FEATURES),
+        (5, "Freeway in SECAM colours and its BASS encoding", "appendix A.1",
+         ("ale_fig5.png", ale_fig5, f"benchgen's emulator (`freeway`, seed 0, the palette screen after "
+          f"{BACKGROUND_STEPS} steps walking up) and benchgen's BASS features (`benchgen_agents.ale_features`), the "
+          f"background from those {BACKGROUND_STEPS} screens' histogram (the paper's: 18,000 screens); each tile "
+          "shows, as stripes, the SECAM colours of its foreground")),
         (6, "Freeway and Seaquest, whose objects fall into a few classes", "appendix A.3",
          ("ale_fig6.png", *screens_of("freeway", "seaquest"))),
         (7, "Seaquest and the objects DISCO detects", "appendix A.3", FEATURES),
