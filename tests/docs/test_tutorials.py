@@ -27,8 +27,10 @@ see, one directive each, applied to every command and script of the page:
   module ``MODULE`` is loaded by import name (``BENCHGEN_PLUGINS``) from ``FOLDER`` of the
   temporary one (put on ``sys.path`` and ``PYTHONPATH``), as the installed entry point would load
   it. A ``pip install`` line without such a directive fails the test.
-- ``<!-- test: subprocess -->``: ``benchgen`` commands run in a new interpreter (pages that start
-  Ray, which an in-process run must not leave behind).
+- ``<!-- test: ray -->``: the page starts Ray. Its ``benchgen`` commands run in a new interpreter
+  (a Ray instance must not outlive the command in the test process), and it is tested by
+  :func:`test_tutorial_starting_ray_runs_as_written`, a name of its own so that the tests' Ray
+  group (``tests/conftest.py``) can hold it: two Ray instances must not share the 2 cores.
 
 Other lines of a ``console`` block (``ray start``, shell output) are never run; each page says what
 they do.
@@ -77,10 +79,11 @@ class Page:
     skip: list[str] = field(default_factory=list)
     #: ``pip install`` line -> (plugin module, folder it is imported from)
     installs: dict[str, tuple[str, str]] = field(default_factory=dict)
-    subprocess: bool = False
+    ray: bool = False
 
     def where(self, step: Step) -> str:
-        return f"{self.path.relative_to(REPO)}:{step.line}"
+        path = self.path.relative_to(REPO) if self.path.is_relative_to(REPO) else self.path
+        return f"{path}:{step.line}"
 
 
 def pages() -> list[Path]:
@@ -135,8 +138,8 @@ def _directive(page: Page, kind: str, argument: str, number: int) -> None:
         match = INSTALLS.match(argument)
         assert match, f'{where}: write `install "pip install ..." as MODULE from FOLDER`'
         page.installs[match[1]] = (match[2], match[3])
-    elif kind == "subprocess":
-        page.subprocess = True
+    elif kind == "ray":
+        page.ray = True
     else:
         raise AssertionError(f"{where}: unknown directive {kind!r}")
 
@@ -172,10 +175,28 @@ def test_a_page_is_read_as_the_test_runs_it(tmp_path):
     assert parsed.installs == {"pip install -e .": ("my_plugin", "src")}
 
 
-@pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
-def test_tutorial_runs_as_written(path, tmp_path, monkeypatch):
-    page = parse(path)
-    assert page.steps, f"{path.name}: no command to run"
+def test_a_failing_command_or_stale_directive_fails_with_its_page_and_line(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n\n```console\nbenchgen list\nbenchgen list no_such_suite\n```\n")
+    with pytest.raises(AssertionError, match=r"page.md:5: `benchgen list no_such_suite` exited 2"):
+        _run_page(parse(page), tmp_path, monkeypatch)
+    page.write_text('<!-- test: replace "--frames 1M" -> "--frames 10" -->\n```console\nbenchgen list\n```\n')
+    with pytest.raises(AssertionError, match="a stale directive"):
+        _run_page(parse(page), tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("page", [p for p in map(parse, pages()) if not p.ray], ids=lambda p: p.path.stem)
+def test_tutorial_runs_as_written(page, tmp_path, monkeypatch):
+    _run_page(page, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("page", [p for p in map(parse, pages()) if p.ray], ids=lambda p: p.path.stem)
+def test_tutorial_starting_ray_runs_as_written(page, tmp_path, monkeypatch):
+    _run_page(page, tmp_path, monkeypatch)
+
+
+def _run_page(page: Page, tmp_path: Path, monkeypatch) -> None:
+    assert page.steps, f"{page.path.name}: no command to run"
     steps = _scaled(page)
     for name in LINKED:
         (tmp_path / name).symlink_to(REPO / name)
@@ -196,7 +217,6 @@ def _scaled(page: Page) -> list[tuple[Step, str]]:
     """Each step's text with the page's replacements made; every replacement must change something."""
     texts = [step.text for step in page.steps]
     for old, new in page.replace:
-        new = new.format(repo=REPO, tutorials=TUTORIALS)
         assert any(old in t for t in texts), f'{page.path.name}: "{old}" is in no command (a stale directive)'
         texts = [t.replace(old, new) for t in texts]
     return list(zip(page.steps, texts, strict=True))
@@ -215,11 +235,11 @@ def _install(page: Page, step: Step, text: str, cwd: Path, monkeypatch) -> None:
 def _run_command(page: Page, step: Step, text: str, cwd: Path) -> None:
     argv = shlex.split(text, comments=True)
     if argv[0] == "benchgen":
-        runner = run_cli_subprocess if page.subprocess else run_cli
+        runner = run_cli_subprocess if page.ray else run_cli
         proc = runner(*argv[1:], plugins=os.environ.get("BENCHGEN_PLUGINS"), cwd=cwd, timeout=300)
         assert proc.returncode == 0, f"{page.where(step)}: `{text}` exited {proc.returncode}\n{proc.stderr[-3000:]}"
         return
-    if page.subprocess:
+    if page.ray:
         proc = subprocess.run([sys.executable, *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{page.where(step)}: `{text}` exited {proc.returncode}\n{proc.stderr[-3000:]}"
         return
