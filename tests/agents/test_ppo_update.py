@@ -108,6 +108,25 @@ def test_one_update_matches_sb3s_train(policy, settings, chunk):
         assert got[key] == pytest.approx(float(expected[key]), rel=1e-4, abs=1e-6), key
 
 
+def test_the_schedules_are_read_at_sb3s_progress():
+    """Linear learning-rate and clip schedules, 60% of the budget played: the same update."""
+    from stable_baselines3.common.utils import LinearSchedule
+
+    torch.set_num_threads(1)
+    reference, ours = _models("MlpPolicy", 0, clip_range=LinearSchedule(0.2, 0.0, 1.0))
+    for model in (reference, ours):
+        model.learning_rate = model.lr_schedule = LinearSchedule(3e-3, 0.0, 1.0)
+    reference._current_progress_remaining = 0.4  # noqa: SLF001 - where SB3's learn loop would have it
+    ours.num_timesteps, ours.budget_steps = 600, 1000
+    expected, got = _train(reference), _train(ours)
+    for key, value in reference.policy.state_dict().items():
+        assert torch.equal(value, ours.policy.state_dict()[key]), key
+    assert got["n_updates"] == expected["n_updates"]
+    for model in (reference, ours):
+        assert model.logger.name_to_value["train/learning_rate"] == pytest.approx(1.2e-3)
+        assert model.logger.name_to_value["train/clip_range"] == pytest.approx(0.08)
+
+
 def test_the_chunk_is_256_samples_on_the_cpu_unless_the_config_says_otherwise():
     from benchgen.agent import AgentEnvironment
     from benchgen_agents.ppo import PPOConfig, make_agent
