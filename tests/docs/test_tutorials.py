@@ -51,6 +51,10 @@ import pytest
 
 from tests.conftest import REPO, run_cli, run_cli_subprocess
 
+# what a command run in this process changes (environment, folder, argv, plugin registry, random
+# generators, torch threads, signal handlers) is put back after each ``python`` line and script
+from tests.inprocess import _process_state
+
 TUTORIALS = REPO / "docs" / "tutorials"
 #: repository folders a page may name by their path from the root
 LINKED = ("docs", "examples", "splits")
@@ -243,29 +247,22 @@ def _run_command(page: Page, step: Step, text: str, cwd: Path) -> None:
         proc = subprocess.run([sys.executable, *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{page.where(step)}: `{text}` exited {proc.returncode}\n{proc.stderr[-3000:]}"
         return
-    saved = sys.argv
-    try:
-        if argv[1] == "-m":
-            sys.argv = [argv[2], *argv[3:]]
-            runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
-        else:
-            sys.argv = argv[1:]
-            runpy.run_path(argv[1], run_name="__main__")
-    except SystemExit as exc:
-        assert exc.code in (None, 0), f"{page.where(step)}: `{text}` exited {exc.code}"
-    except Exception as exc:
-        raise AssertionError(f"{page.where(step)}: `{text}` raised {exc!r}") from exc
-    finally:
-        sys.argv = saved
+    module = argv[1] == "-m"
+    with _process_state(dict(os.environ), cwd, argv[2:] if module else argv[1:]):
+        try:
+            if module:
+                runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(argv[1], run_name="__main__")
+        except SystemExit as exc:
+            assert exc.code in (None, 0), f"{page.where(step)}: `{text}` exited {exc.code}"
+        except Exception as exc:
+            raise AssertionError(f"{page.where(step)}: `{text}` raised {exc!r}") from exc
 
 
 def _run_script(page: Page, step: Step, text: str, cwd: Path) -> None:
-    from benchgen.registry import reset_registry
-
-    reset_registry()
-    try:
-        exec(compile(text, page.where(step), "exec"), {"__name__": "__main__"})
-    except Exception as exc:
-        raise AssertionError(f"{page.where(step)}: the script raised {exc!r}") from exc
-    finally:
-        reset_registry()
+    with _process_state(dict(os.environ), cwd, [page.where(step)]):
+        try:
+            exec(compile(text, page.where(step), "exec"), {"__name__": "__main__"})
+        except Exception as exc:
+            raise AssertionError(f"{page.where(step)}: the script raised {exc!r}") from exc
