@@ -94,7 +94,8 @@ RAY_MODULES = {
     "test_ray_loopback.py",
     "test_virtual_workers_ppo.py",
 }
-RAY_TESTS: set[str] = set()  # (none today: the Airstriker joint chain accumulates in one process)
+#: tests of other modules that start Ray (the Ray tutorial page, run as written)
+RAY_TESTS: set[str] = {"test_tutorial_starting_ray_runs_as_written"}
 #: tests of those modules that start no Ray instance (a local executor, virtual workers in the run's
 #: own process, checks of settings and files): they leave the Ray group, which is the suite's
 #: critical path on 2 cores (its one process ran about as long as the other did for all the rest)
