@@ -44,8 +44,8 @@ def parse_agents(text: str) -> list[str]:
 
 
 def resolve_threads(threads: int) -> int:
-    """0: the agents' own default (``benchgen_agents.torch_device.cpu_threads``)."""
-    from benchgen_agents.torch_device import cpu_threads
+    """0: the agents' own default (``benchgen_agents.common.torch_device.cpu_threads``)."""
+    from benchgen_agents.common.torch_device import cpu_threads
 
     return cpu_threads(threads)
 

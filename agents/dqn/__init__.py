@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.common.torch_device import device_kind
 from benchgen_agents.dqn.config import VARIANTS, DQNConfig
-from benchgen_agents.torch_device import device_kind
 
 
 def make_agent(config: DQNConfig, environment: AgentEnvironment):

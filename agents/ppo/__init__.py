@@ -15,9 +15,9 @@ import math
 from typing import Any
 
 from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.common.torch_device import device_kind
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck
 from benchgen_agents.ppo.config import PPOConfig
-from benchgen_agents.torch_device import device_kind
 
 #: None: the suite's default number of sub-environments, which is each source's: 8 on atari_saber
 #: (RL Zoo's Atari n_envs), 1 on sonic (the paper's single PPO worker)

@@ -56,14 +56,14 @@ from stable_baselines3.common.vec_env import VecEnv, VecTransposeImage
 
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
-from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
+from benchgen_agents.common.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
+from benchgen_agents.common.torch_device import cpu_threads
 from benchgen_agents.ppo.chunked import ChunkedPPO
 from benchgen_agents.ppo.config import PPOConfig
 from benchgen_agents.ppo.impala_cnn import ImpalaCNN
 from benchgen_agents.ppo.normalization import RunningStats
 from benchgen_agents.ppo.update import update_chunk
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv, channels_last
-from benchgen_agents.torch_device import cpu_threads
 
 MODEL_FILE = "ppo.pt"
 STATE_FILE = "ppo_agent.json"

@@ -15,7 +15,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from benchgen_agents.torch_device import PRECISIONS, check_device
+from benchgen_agents.common.torch_device import PRECISIONS, check_device
 
 POLICIES = ("auto", "CnnPolicy", "ImpalaCnnPolicy", "MlpPolicy")
 SCHEDULES = ("linear", "constant")

@@ -8,9 +8,9 @@ built, so ``benchgen list`` stays fast.
 from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.common.torch_device import device_kind
 from benchgen_agents.data_parallel.settings import WorkerSettingsCheck, data_parallel_width
 from benchgen_agents.rainbow.config import VARIANTS, RainbowConfig
-from benchgen_agents.torch_device import device_kind
 
 
 def make_agent(config: RainbowConfig, environment: AgentEnvironment):

@@ -9,8 +9,8 @@ only when ``actors > 0``.
 from __future__ import annotations
 
 from benchgen.agent import AgentEnvironment, AgentSpec
+from benchgen_agents.common.torch_device import device_kind
 from benchgen_agents.rainbow_iqn.config import VARIANTS, RainbowIQNConfig
-from benchgen_agents.torch_device import device_kind
 
 
 def make_agent(config: RainbowIQNConfig, environment: AgentEnvironment):

@@ -34,9 +34,9 @@ import torch
 
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
-from benchgen_agents.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
+from benchgen_agents.common.checkpoint_io import load_json, load_tensors, refusing_bad_state, save_json, save_tensors
 from benchgen_agents.common.optimizers import adam
-from benchgen_agents.torch_device import cpu_threads, pick_device
+from benchgen_agents.common.torch_device import cpu_threads, pick_device
 from benchgen_agents.value_based.augmentation import augment, draw_augmentation
 from benchgen_agents.value_based.config import ValueBasedConfig, check_replay_fits
 from benchgen_agents.value_based.cuda_graph import GraphedLearnerStep, graphs_supported

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from benchgen.config import from_suite
 from benchgen.errors import UsageError, did_you_mean
-from benchgen_agents.torch_device import PRECISIONS, check_device
+from benchgen_agents.common.torch_device import PRECISIONS, check_device
 
 #: ``torso`` values (``layers.CNN_TORSOS`` builds them; named here so this module stays torch-free)
 TORSOS = ("nature", "data_efficient")
