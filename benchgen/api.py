@@ -45,8 +45,8 @@ from benchgen import protocols
 from benchgen.agent import AgentNeeds
 from benchgen.errors import UsageError
 from benchgen.run import lifecycle
-from benchgen.run.plan import MAX_SEED
-from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.execution.recorder import EpisodeRecorder
+from benchgen.run.planning.plan import MAX_SEED
 from benchgen.suite import Suite
 
 #: the Gymnasium namespace of benchgen's tasks

@@ -48,7 +48,7 @@ def _quiet_when_folder_gone(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["run"], ["resume"]):
-        from benchgen.run.signals import install_stop_handler
+        from benchgen.run.execution.signals import install_stop_handler
 
         # from the first moment: a SIGTERM while plugins load or the run directory is made ends
         # the run cleanly (exit 130, resumable), never half-way with Python's default exit 143

@@ -24,7 +24,7 @@ and ``num_envs`` (sub-environments, used when ``--num-envs`` is not given)::
       budget: 50000
       settings: {...}
 
-Precedence when a run is resolved (``benchgen.run.plan.resolve``): the agent config's defaults,
+Precedence when a run is resolved (``benchgen.run.planning.plan.resolve``): the agent config's defaults,
 then the suite's entries ("*", then "joint" or the task's), then a variant the user picks
 (``--set variant=NAME``), then ``--config``, then ``--set``. The resolved run records the
 source of every value (:data:`AGENT_DEFAULT` for those untouched), shown by ``--plan``.

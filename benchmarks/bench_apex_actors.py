@@ -188,7 +188,7 @@ def main() -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     import ray
 
-    from benchgen.run.ray_connect import connect
+    from benchgen.run.execution.ray_connect import connect
 
     connect(None, 0, 0)  # a local instance on 127.0.0.1
     print(

@@ -7,7 +7,7 @@ What is compared, for the same number of agent steps on the same game:
   raw rewards, 84x84 gray, max-pool, stack 4, SAME_STEP autoreset), seen through
   :class:`benchgen_agents.ppo.vec_env.BenchgenVecEnv` (the minimal SB3 view of a batched env),
   with RL Zoo's Atari hyperparameters and reward clipping;
-* **benchgen ppo**: one ``benchgen run``-equivalent unit (``benchgen.run.unit.execute_unit``): the suite's
+* **benchgen ppo**: one ``benchgen run``-equivalent unit (``benchgen.run.execution.unit.execute_unit``): the suite's
   env under benchgen's episode recorder (SQLite commits per episode), the agent's budget callback,
   TensorBoard logging and resumable checkpoints (every budget / 20, the default).
 
@@ -199,8 +199,8 @@ def run_benchgen(
     this makes it do the same updates as plain SB3 (which always trains on its last rollout)."""
     from benchgen.config import RunConfig
     from benchgen.registry import Registry
-    from benchgen.run.plan import create_run, plan_units, resolve
-    from benchgen.run.unit import execute_unit
+    from benchgen.run.execution.unit import execute_unit
+    from benchgen.run.planning.plan import create_run, plan_units, resolve
 
     class _Plugin:
         import benchgen as _b

@@ -107,7 +107,7 @@ def _captured_fds() -> Iterator[dict[str, str]]:
 @contextlib.contextmanager
 def _process_state(env: dict[str, str], cwd: Path, argv: list[str]) -> Iterator[None]:
     from benchgen import registry
-    from benchgen.run.signals import STOP
+    from benchgen.run.execution.signals import STOP
 
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()

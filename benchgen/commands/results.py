@@ -115,7 +115,7 @@ def _add_compare_options(parser) -> None:
 
 
 def cmd_video(args) -> int:
-    from benchgen.run.video import record_videos
+    from benchgen.run.evaluation.video import record_videos
 
     for path in record_videos(args.run_dir, args.task, args.checkpoint, args.episodes):
         print(path)

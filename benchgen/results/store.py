@@ -7,7 +7,7 @@ read time. The run's metadata lives in ``run.json`` beside the store (see
 :mod:`benchgen.results.rundir`), not here.
 
 :class:`UnitStore` is the part of the store a running unit writes through; besides
-:class:`ResultsStore`, a remote worker's stand-in (``benchgen.run.ray_cluster.StreamingStore``)
+:class:`ResultsStore`, a remote worker's stand-in (``benchgen.run.execution.ray_cluster.StreamingStore``)
 implements it.
 """
 

@@ -70,7 +70,7 @@ def best_k_in_a_row(scores: np.ndarray, k: int = K) -> float:
 
 def round_means(scores: np.ndarray, frames: np.ndarray) -> list[tuple[int, float]]:
     """(frame counter, mean score) of each evaluation round, in order: a round's episodes share
-    the counter at which it began (``benchgen.run.evaluation``)."""
+    the counter at which it began (``benchgen.run.evaluation.rounds``)."""
     return [(int(f), float(np.mean(scores[frames == f]))) for f in np.unique(frames)]
 
 

@@ -19,7 +19,7 @@ from benchgen.speeds import MACHINES, Speed
 
 if TYPE_CHECKING:
     from benchgen.results.store import Unit
-    from benchgen.run.resolved import ResolvedRun
+    from benchgen.run.planning.resolved import ResolvedRun
 
 #: a total beyond this gets a warning in the plan
 DAY_SECONDS = 24 * 3600

@@ -37,7 +37,7 @@ from benchgen.errors import UsageError
 from benchgen.registry import Registry
 from benchgen.results.record import part_trained
 from benchgen.results.rundir import RunDir
-from benchgen.run.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
+from benchgen.run.planning.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
 from benchgen.suite import Suite
 
 
@@ -66,8 +66,8 @@ def default_out(run: RunConfig, kind: str = "") -> Path:
 def start(registry: Registry, resolved: ResolvedRun, out: Path | None = None, *, report: bool = True) -> int:
     """Start a planned run in ``out`` (default :func:`default_out`) and execute it: the exit code
     (0, or 130 when stopped). Nothing is written when the preflight fails or a stop came first."""
-    from benchgen.run.execute import preflight
-    from benchgen.run.signals import STOP
+    from benchgen.run.execution.execute import preflight
+    from benchgen.run.execution.signals import STOP
 
     preflight(resolved, resolved.run.from_checkpoint)
     out = out or default_out(resolved.run)
@@ -92,8 +92,8 @@ def sweep(
     """One run per value of ``vary`` (``["PARAM=V1,V2"]``: an agent setting, else a protocol
     parameter), side by side in one folder, then the sweep's report; ``plan_only``: print each
     condition's plan and stop."""
-    from benchgen.run import studies
-    from benchgen.run.execute import preflight
+    from benchgen.run.execution.execute import preflight
+    from benchgen.run.planning import studies
 
     if len(vary) > 1:  # argparse would keep the last one silently
         raise UsageError(f"--vary given {len(vary)} times; a sweep varies one parameter: give one --vary PARAM=V1,V2")
@@ -131,7 +131,7 @@ def sweep(
 
 def _sweep_report(out: Path, registry: Registry) -> int:
     """Write the sweep's side-by-side table once its conditions are done; print it."""
-    from benchgen.run import studies
+    from benchgen.run.planning import studies
 
     print(studies.write_sweep_report(out, registry))
     print(f"sweep report: {out / 'sweep.md'}")
@@ -160,9 +160,9 @@ def evaluate(
 
 
 def _evaluate(registry, source, protocol, episodes, num_envs, out, progress, progress_every) -> int:
-    from benchgen.run import studies
-    from benchgen.run.execute import preflight
-    from benchgen.run.plan import run_metadata
+    from benchgen.run.execution.execute import preflight
+    from benchgen.run.planning import studies
+    from benchgen.run.planning.plan import run_metadata
 
     resolved, units, extra = studies.plan_reevaluation(registry, source, protocol, episodes)
     if num_envs is not None and num_envs <= 0:
@@ -220,7 +220,7 @@ def resume(
 ) -> int:
     """Continue the run (or every run of the sweep) in ``path`` from its last checkpoints, after
     the drift check (``force``: continue past a drift, recorded in ``run.json``)."""
-    from benchgen.run import studies
+    from benchgen.run.planning import studies
 
     if not studies.is_sweep(path):
         return _resume_run(registry, RunDir(path), force, progress, progress_every, report)
@@ -234,8 +234,8 @@ def resume(
 def _resume_run(
     registry: Registry, run_dir: RunDir, force: bool, progress: bool, progress_every: float | None, report: bool
 ) -> int:
-    from benchgen.run.execute import preflight
-    from benchgen.run.plan import drift, resolve_from_meta, validate_run_config
+    from benchgen.run.execution.execute import preflight
+    from benchgen.run.planning.plan import drift, resolve_from_meta, validate_run_config
 
     record = run_dir.record()
     if record.external_loop:
@@ -273,9 +273,9 @@ def execute(run_dir: RunDir, resolved: ResolvedRun, *, report: bool = True) -> i
     in, the report written and its summary printed (``report=False``: no report). 130 when a
     SIGINT or SIGTERM stopped it (every finished episode kept, resumable), else 0."""
     from benchgen.results.report import write_report
-    from benchgen.run.execute import run_units
-    from benchgen.run.progress import RunProgress
-    from benchgen.run.signals import StopRequested, install_stop_handler
+    from benchgen.run.execution.execute import run_units
+    from benchgen.run.execution.progress import RunProgress
+    from benchgen.run.execution.signals import StopRequested, install_stop_handler
 
     install_stop_handler()
     with run_dir.lock():
@@ -349,7 +349,7 @@ def open_recording(
     from benchgen.agent import AgentSpec
     from benchgen.phases import TRAIN
     from benchgen.results.store import Unit
-    from benchgen.run.plan import run_metadata
+    from benchgen.run.planning.plan import run_metadata
 
     run_dir = RunDir(out)
     if run_dir.is_run():

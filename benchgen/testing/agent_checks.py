@@ -314,8 +314,8 @@ class _Context(TrainingContext):
 
 def check_save_load(kit: AgentKit, suite_name: str, batches: int = 6) -> None:
     """See :data:`AGENT_CHECKS`: ``learn``, ``save``, ``load`` into a fresh agent, same greedy actions."""
-    from benchgen.run.build import build_agent, env_tasks
-    from benchgen.run.plan import resolve
+    from benchgen.run.execution.build import build_agent, env_tasks
+    from benchgen.run.planning.plan import resolve
 
     agent, seed = kit.agent, kit.options.seed
     run, agent_over = kit.run_config(suite_name, seed)

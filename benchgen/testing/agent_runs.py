@@ -121,7 +121,7 @@ def instrumented(log: Path | None, stop_at_frames: int | None = None) -> Iterato
     request set up, SIGINT/SIGTERM turned into clean stops as ``benchgen run`` does, the global
     random generators (Python's, numpy's, torch's) seeded from the OS's entropy; everything put
     back afterwards (signal handlers, stop flag, generators, torch's thread count)."""
-    from benchgen.run.signals import STOP, install_stop_handler
+    from benchgen.run.execution.signals import STOP, install_stop_handler
 
     saved_env = {k: os.environ.get(k) for k in (LOG_ENV, STOP_ENV)}
     saved_handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -21,10 +21,10 @@ from benchgen.registry import get_registry
 from benchgen.results import figures
 from benchgen.results.report import build_report
 from benchgen.results.transfer import CURVES, transfer_rows
-from benchgen.run.checkpoints import Saver
-from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
-from benchgen.run.signals import STOP, StopRequested
-from benchgen.run.unit import execute_unit
+from benchgen.run.execution.checkpoints import Saver
+from benchgen.run.execution.signals import STOP, StopRequested
+from benchgen.run.execution.unit import execute_unit
+from benchgen.run.planning.plan import create_run, describe_plan, plan_units, resolve
 from tests.conftest import assert_usage_error, run_cli
 
 PLUGINS = "tests.fixture_plugins.toy_suite,tests.fixture_plugins.platformer_suite"

@@ -79,7 +79,7 @@ def test_evaluate_takes_a_relative_run_path_and_a_failed_one_leaves_nothing_behi
     the new run and always failed, leaving a half-made evaluation run behind."""
     from benchgen.cli import main
     from benchgen.errors import UsageError
-    from benchgen.run import execute
+    from benchgen.run.execution import execute
 
     trained = ("run", "atari_saber", "random", "--tasks", "pong", "--frames", "4k", "--num-envs", "1")
     proc = run_cli(*trained, "--protocol", "machado2018", "--out", "runs/base", "--no-progress", cwd=tmp_path)

@@ -113,7 +113,7 @@ def test_a_protocol_with_its_own_games_runs_them_unless_told_otherwise(tmp_path)
     --split still choose; SABER's runs keep all 61."""
     from benchgen.config import RunConfig
     from benchgen.registry import get_registry
-    from benchgen.run.plan import plan_units, resolve
+    from benchgen.run.planning.plan import plan_units, resolve
 
     registry = get_registry()
 
@@ -140,7 +140,7 @@ def test_atari100k_runs_rainbow_and_dqn_as_the_benchmark_knows_them(tmp_path):
     runs keep the papers' own; a protocol file based on atari100k keeps them too."""
     from benchgen.config import RunConfig
     from benchgen.registry import get_registry
-    from benchgen.run.plan import resolve
+    from benchgen.run.planning.plan import resolve
 
     registry = get_registry()
 

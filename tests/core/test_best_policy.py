@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from benchgen.results.store import ResultsStore, Unit
-from benchgen.run.evaluation import EvaluationRounds
-from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.evaluation.rounds import EvaluationRounds
+from benchgen.run.execution.recorder import EpisodeRecorder
 from benchgen.suite import EvaluationSchedule
 from tests.conftest import run_cli, start_cli
 from tests.fixture_plugins import best_round

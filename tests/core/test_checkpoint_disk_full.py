@@ -13,8 +13,8 @@ import pytest
 from benchgen.errors import UsageError
 from benchgen.registry import get_registry
 from benchgen.results.rundir import RunDir
-from benchgen.run.checkpoints import write_checkpoint
-from benchgen.run.plan import resolve_from_meta
+from benchgen.run.execution.checkpoints import write_checkpoint
+from benchgen.run.planning.plan import resolve_from_meta
 from tests.core.conftest import FINISHED_UNIT, unfinished_copy
 
 

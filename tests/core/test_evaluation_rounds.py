@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from benchgen.results.store import ResultsStore, Unit
-from benchgen.run.evaluation import EvaluationRounds
-from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.evaluation.rounds import EvaluationRounds
+from benchgen.run.execution.recorder import EpisodeRecorder
 from benchgen.suite import EvaluationSchedule
 from tests.fixture_plugins.toy_suite import ToyVectorEnv
 

@@ -126,7 +126,7 @@ def test_fixed_sampling_keeps_one_task_per_sub_environment(tmp_path):
 def test_rainbow_joint_samples_a_task_every_episode_unless_told(monkeypatch):
     from benchgen import registry
     from benchgen.config import RunConfig
-    from benchgen.run.plan import resolve
+    from benchgen.run.planning.plan import resolve
 
     monkeypatch.setenv("BENCHGEN_PLUGINS", "tests.fixture_plugins.vector_suite")
     registry.reset_registry()
@@ -139,7 +139,7 @@ def test_rainbow_joint_samples_a_task_every_episode_unless_told(monkeypatch):
 
 
 def test_data_parallel_workers_divide_a_units_tasks():
-    from benchgen.run.build import worker_tasks
+    from benchgen.run.execution.build import worker_tasks
 
     tasks = [f"t{i}" for i in range(47)]
     shares = [worker_tasks(tasks, 1, w, 188) for w in range(188)]

@@ -12,7 +12,7 @@ from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import get_registry
 from benchgen.run.cost import describe_cost, find_speed
-from benchgen.run.plan import plan_units, resolve
+from benchgen.run.planning.plan import plan_units, resolve
 from benchgen.speeds import Speed, read_speeds_csv
 
 HEADER = "agent,variant,frames_per_second,num_envs,device,measured\n"

@@ -16,7 +16,7 @@ from benchgen.registry import get_registry
 from benchgen.results.record import RunRecord
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
-from benchgen.run.plan import create_run, describe_plan, plan_units, resolve
+from benchgen.run.planning.plan import create_run, describe_plan, plan_units, resolve
 from tests.conftest import assert_usage_error, run_cli
 
 

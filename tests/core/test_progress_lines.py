@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import sqlite3
 
-from benchgen.run.progress import LINE, RunProgress
+from benchgen.run.execution.progress import LINE, RunProgress
 from tests.conftest import assert_usage_error, run_cli
 
 

@@ -25,7 +25,7 @@ import json, sys, time
 import ray  # first: Ray puts its bundled psutil on sys.path
 import psutil
 from ray._private.utils import get_dashboard_dependency_error
-from benchgen.run.ray_connect import connect
+from benchgen.run.execution.ray_connect import connect
 
 connect(None, 0, 0)
 try:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchgen.results.store import ResultsStore, Unit
-from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.execution.recorder import EpisodeRecorder
 from tests.fixture_plugins.toy_suite import ToyVectorEnv
 
 

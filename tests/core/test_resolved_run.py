@@ -8,7 +8,7 @@ from benchgen.config import RunConfig
 from benchgen.registry import get_registry
 from benchgen.results.store import Unit
 from benchgen.run import lifecycle
-from benchgen.run.plan import plan_units, resolve
+from benchgen.run.planning.plan import plan_units, resolve
 
 
 def test_a_run_and_a_recording_scale_the_suites_checkpoints_alike(tmp_path):

@@ -68,7 +68,7 @@ def test_unit_ids_that_could_leave_the_units_folder_arerefused_in_process(unit_i
 def test_a_linked_checkpoint_is_unlinked_not_followed(finished_run, tmp_path):
     """A link in a unit's checkpoints folder, where a checkpoint is about to be written, is
     replaced; what it points to is left alone."""
-    from benchgen.run.checkpoints import _remove
+    from benchgen.run.execution.checkpoints import _remove
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

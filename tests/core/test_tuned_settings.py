@@ -11,8 +11,8 @@ import pytest
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import get_registry
-from benchgen.run.agent_settings import resolve_agent_settings
-from benchgen.run.plan import create_run, describe_plan, plan_units, resolve, resolve_from_meta
+from benchgen.run.planning.agent_settings import resolve_agent_settings
+from benchgen.run.planning.plan import create_run, describe_plan, plan_units, resolve, resolve_from_meta
 from benchgen.tuned import AGENT_DEFAULT, ALL_TASKS, JOINT, TunedSettings, entries_for
 from tests.conftest import run_cli
 

@@ -11,7 +11,7 @@ from torch import nn
 
 from benchgen.config import RunConfig
 from benchgen.registry import get_registry
-from benchgen.run.plan import resolve
+from benchgen.run.planning.plan import resolve
 from benchgen_agents.value_based.expected_value import QNetwork
 
 

@@ -32,7 +32,7 @@ from benchgen.scoring import Scorer
 #: learning phase (fine-tuning of a joint agent, or training from scratch; its evaluation phases
 #: first, for a protocol that scores those), then zero-shot.
 PHASE_PREFERENCE = SCORING_PREFERENCE
-#: the ``extras`` key of an episode played in an evaluation round (``benchgen.run.evaluation``)
+#: the ``extras`` key of an episode played in an evaluation round (``benchgen.run.evaluation.rounds``)
 ROUND_KEY = "eval_round"
 FORCED = "FORCED COMPARISON"
 

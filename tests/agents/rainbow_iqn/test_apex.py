@@ -88,7 +88,7 @@ class ApexContext(TrainingContext):
 @pytest.fixture(scope="module")
 def local_ray():
     """One local Ray instance (loopback only) for the in-process tests of this module."""
-    from benchgen.run.ray_connect import connect
+    from benchgen.run.execution.ray_connect import connect
 
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), saved]))  # actors import tests.fixture_plugins

@@ -73,7 +73,7 @@ def test_factory_refuses_a_replay_larger_than_memory():
 
 def test_frames_per_step_comes_from_the_suite_and_is_not_a_setting():
     from benchgen.config import RunConfig, split_overrides
-    from benchgen.run.plan import resolve
+    from benchgen.run.planning.plan import resolve
     from benchgen.testing import build_registry
     from tests.fixture_plugins import toy_suite
 

@@ -21,13 +21,13 @@ from benchgen.agent import Agent, TrainingContext
 from benchgen.remote import EpisodeInbox, RemoteEpisodes
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit, UnitStore
-from benchgen.run.best_policy import BestPolicy
-from benchgen.run.build import UnitEnvFactory, build_agent, env_tasks, restore, unit_suite_env
-from benchgen.run.checkpoints import Saver, save_points
-from benchgen.run.evaluation import CheckpointEvaluation, EvaluationRounds
-from benchgen.run.recorder import EpisodeRecorder
-from benchgen.run.resolved import ResolvedRun
-from benchgen.run.signals import STOP, StopRequested
+from benchgen.run.evaluation.best_policy import BestPolicy
+from benchgen.run.evaluation.rounds import CheckpointEvaluation, EvaluationRounds
+from benchgen.run.execution.build import UnitEnvFactory, build_agent, env_tasks, restore, unit_suite_env
+from benchgen.run.execution.checkpoints import Saver, save_points
+from benchgen.run.execution.recorder import EpisodeRecorder
+from benchgen.run.execution.signals import STOP, StopRequested
+from benchgen.run.planning.resolved import ResolvedRun
 from benchgen.suite import EpisodeEnd, EvaluationSchedule
 
 
@@ -37,7 +37,7 @@ def execute_unit(run_dir: RunDir, r: ResolvedRun, unit_id: str, progress=None, s
 
     ``store`` is the run's :class:`~benchgen.results.store.ResultsStore` by default; a remote
     worker passes another :class:`~benchgen.results.store.UnitStore` that streams its writes to
-    the driver (see ``benchgen.run.ray_cluster``).
+    the driver (see ``benchgen.run.execution.ray_cluster``).
     """
     own_store = store is None
     store = store if store is not None else run_dir.store()
@@ -232,7 +232,7 @@ class UnitContext(TrainingContext):
 
     def ray(self):
         if self._ray is None:
-            from benchgen.run.ray_connect import connect_for_agent
+            from benchgen.run.execution.ray_connect import connect_for_agent
 
             self._ray, self._started_ray = connect_for_agent()
         return self._ray

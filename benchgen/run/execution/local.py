@@ -12,10 +12,10 @@ import time
 
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.results.rundir import RunDir
-from benchgen.run.plan import ResolvedRun, resolve_from_meta
-from benchgen.run.schedule import count_retry, ready_units
-from benchgen.run.signals import STOP, StopRequested, install_stop_handler
-from benchgen.run.unit import execute_unit
+from benchgen.run.execution.schedule import count_retry, ready_units
+from benchgen.run.execution.signals import STOP, StopRequested, install_stop_handler
+from benchgen.run.execution.unit import execute_unit
+from benchgen.run.planning.plan import ResolvedRun, resolve_from_meta
 
 
 def run_in_process(run_dir: RunDir, r: ResolvedRun, progress) -> None:

@@ -23,8 +23,8 @@ import numpy as np
 from benchgen.phases import evaluation_phase
 from benchgen.remote import EpisodeTracker
 from benchgen.results.compare.gather import ROUND_KEY
-from benchgen.run.build import bind_emulators
-from benchgen.run.signals import STOP
+from benchgen.run.execution.build import bind_emulators
+from benchgen.run.execution.signals import STOP
 from benchgen.suite import EpisodeEnd, EvaluationSchedule
 
 
@@ -44,7 +44,7 @@ class EvaluationRounds:
 
     ``make_env(tasks)`` builds the suite env of the round (``mode="eval"``), ``wrap(env)`` puts
     the suite's agent wrappers on it; ``recorder`` is the unit's
-    :class:`~benchgen.run.recorder.EpisodeRecorder`, whose episode numbering the rounds share.
+    :class:`~benchgen.run.execution.recorder.EpisodeRecorder`, whose episode numbering the rounds share.
     """
 
     def __init__(
@@ -196,7 +196,7 @@ class CheckpointEvaluation:
     ``"eval"`` environments under the suite's agent wrappers (the agent gets each round's
     emulators, then the training environment's back). The unit's checkpoint schedule calls
     :meth:`play_due` after every vector step (``TrainingContext.maybe_checkpoint``) and once
-    training is over; ``saver`` (:class:`benchgen.run.checkpoints.Saver`) writes the agent that
+    training is over; ``saver`` (:class:`benchgen.run.execution.checkpoints.Saver`) writes the agent that
     plays a round first, so a resumed unit continues the round with it (None: the agent is on
     disk already, a re-evaluated one)."""
 
@@ -213,7 +213,7 @@ class CheckpointEvaluation:
 
     def play_once(self, rounds: EvaluationRounds) -> None:
         """Play ``rounds``' due round with the agent as it is, on disk already (the best policy's
-        re-evaluation, ``benchgen.run.best_policy``)."""
+        re-evaluation, ``benchgen.run.evaluation.best_policy``)."""
         self._play(rounds, True, _on_disk)
 
     def _eval_env(self, tasks: list[str], seed: int):

@@ -255,7 +255,7 @@ def plan_reevaluation(registry, source: Path, protocol_text: str | None, episode
     from benchgen import protocols
     from benchgen.results.rundir import RunDir
     from benchgen.results.store import Unit
-    from benchgen.run.plan import ResolvedRun, agent_suite, resolve_from_meta
+    from benchgen.run.planning.plan import ResolvedRun, agent_suite, resolve_from_meta
     from benchgen.suite import EvaluationSchedule
 
     src = RunDir(source)

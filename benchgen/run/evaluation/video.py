@@ -20,8 +20,8 @@ from benchgen.phases import FINETUNE, JOINT, TRAIN, VIDEO
 from benchgen.remote import EpisodeTracker
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
-from benchgen.run.plan import resolve_from_meta
-from benchgen.run.recorder import EpisodeRecorder
+from benchgen.run.execution.recorder import EpisodeRecorder
+from benchgen.run.planning.plan import resolve_from_meta
 from benchgen.suite import EpisodeEnd
 
 #: emulator frames per second of the games (Atari and Genesis: 60)
@@ -100,7 +100,7 @@ def record_videos(path: str | Path, task: str, checkpoint: int | None = None, ep
 def _record(run_dir: RunDir, r, task: str, checkpoint: int | None, episodes: int) -> list[Path]:
     import imageio.v2 as imageio
 
-    from benchgen.run.build import build_agent, load_checkpoint
+    from benchgen.run.execution.build import build_agent, load_checkpoint
 
     store = run_dir.store()
     try:

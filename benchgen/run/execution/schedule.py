@@ -13,7 +13,7 @@ import sys
 from benchgen.errors import UsageError
 from benchgen.phases import FROM_JOINT, JOINT, TRANSFER
 from benchgen.results.store import ResultsStore, Unit
-from benchgen.run.plan import transfer_point
+from benchgen.run.planning.plan import transfer_point
 
 #: phases that start from their seed's joint checkpoint (the transfer phases: from the one
 #: kept at or past their point)

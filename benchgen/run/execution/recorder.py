@@ -64,7 +64,7 @@ class EpisodeRecorder(EpisodeTracker):
         (with the frame counter, in one transaction). The suite env's own episodes come through
         :meth:`step`; those of its copies in other processes through
         ``TrainingContext.report_remote_episodes``, which opens their sealed reports first.
-        ``phase`` and ``extras``: an evaluation round's episodes (``benchgen.run.evaluation``),
+        ``phase`` and ``extras``: an evaluation round's episodes (``benchgen.run.evaluation.rounds``),
         numbered in the same sequence as the unit's own but recorded under their own phase."""
         self.frames_done += frames
         if not ends:

@@ -1,9 +1,9 @@
 """Running a run's unfinished units with the executor its config names.
 
 In this process (the zero-setup default), in N local processes (``--jobs N``, see
-:mod:`benchgen.run.local`) or on a Ray cluster (``--executor ray``, see
-:mod:`benchgen.run.ray_cluster`). The two executors are siblings over
-:mod:`benchgen.run.schedule`; only this module chooses between them.
+:mod:`benchgen.run.execution.local`) or on a Ray cluster (``--executor ray``, see
+:mod:`benchgen.run.execution.ray_cluster`). The two executors are siblings over
+:mod:`benchgen.run.execution.schedule`; only this module chooses between them.
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchgen.results.rundir import RunDir
-from benchgen.run.plan import ResolvedRun
+from benchgen.run.planning.plan import ResolvedRun
 
 
 def run_units(run_dir: RunDir, r: ResolvedRun, progress) -> None:
-    """Run the unfinished units of ``run_dir`` (a validated run: see ``benchgen.run.plan``)."""
+    """Run the unfinished units of ``run_dir`` (a validated run: see ``benchgen.run.planning.plan``)."""
     if r.run.executor == "ray":
-        from benchgen.run.ray_cluster import run_ray
+        from benchgen.run.execution.ray_cluster import run_ray
 
         run_ray(run_dir, r, progress)
         return
-    from benchgen.run.local import run_in_process, run_parallel
+    from benchgen.run.execution.local import run_in_process, run_parallel
 
     if r.run.jobs > 1:
         run_parallel(run_dir, r, progress)
@@ -36,10 +36,10 @@ def preflight(r: ResolvedRun, checkpoint: str | None = None) -> None:
     first agent a re-evaluation plays; None: none) loads into it (a crafted, foreign or damaged
     one is refused here too)."""
     if r.run.executor == "ray":
-        from benchgen.run.ray_connect import connect
+        from benchgen.run.execution.ray_connect import connect
 
         connect(r.run.ray_address, r.run.cpus_per_unit, r.run.gpus_per_unit)
-    from benchgen.run.build import build_agent, load_checkpoint
+    from benchgen.run.execution.build import build_agent, load_checkpoint
 
     task = (r.split.test or r.split.train)[0] if r.split else r.tasks[0]
     env = r.suite.agent_wrappers(r.suite.make_env([task], seed=0, mode="eval"), r.spec.needs)

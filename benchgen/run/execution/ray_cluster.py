@@ -1,7 +1,7 @@
 """Sweeps on a Ray cluster (``benchgen run ... --executor ray [--address ADDR]``).
 
 Ray is an optional extra (``pip install 'benchgen[ray]'``); only this module and
-:mod:`benchgen.run.ray_connect` (starting or joining Ray, for this executor and for agents that
+:mod:`benchgen.run.execution.ray_connect` (starting or joining Ray, for this executor and for agents that
 use Ray themselves, such as Ape-X, through ``TrainingContext.ray``) import it.
 
 The driver (the ``benchgen`` process) owns the run's results store, the single source of truth.
@@ -31,11 +31,11 @@ from typing import Any
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import EpisodeTally, ResultsStore, Unit
-from benchgen.run.plan import ResolvedRun, resolve_from_meta
-from benchgen.run.ray_connect import _ray, connect
-from benchgen.run.schedule import count_retry, ready_units
-from benchgen.run.signals import STOP, StopRequested
-from benchgen.run.unit import execute_unit
+from benchgen.run.execution.ray_connect import _ray, connect
+from benchgen.run.execution.schedule import count_retry, ready_units
+from benchgen.run.execution.signals import STOP, StopRequested
+from benchgen.run.execution.unit import execute_unit
+from benchgen.run.planning.plan import ResolvedRun, resolve_from_meta
 
 #: seconds the units of a stopped run get to reach their next step and save; past them the driver
 #: stops waiting, Ray ends the tasks, and a resume restarts them from their last committed checkpoint

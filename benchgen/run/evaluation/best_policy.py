@@ -9,7 +9,7 @@ second, independent evaluation of the agent at that point in time is needed. SAB
 
 1. keeps the agent checkpoint its best evaluation round so far played (highest mean raw score,
    :meth:`EvaluationRounds.best_round`; the earliest of equal rounds): the checkpoint pruning
-   of ``benchgen.run.checkpoints`` keeps it, inside the run directory;
+   of ``benchgen.run.execution.checkpoints`` keeps it, inside the run directory;
 2. after training and its last round, once the final agent's checkpoint is on disk, loads that
    checkpoint and plays one round of the schedule's quota with new environment seeds, recorded
    under ``<unit phase>_best`` (``benchgen.phases.best_policy_phase``) with the round it
@@ -32,9 +32,9 @@ from pathlib import Path
 
 from benchgen.errors import UsageError
 from benchgen.phases import best_policy_phase
-from benchgen.run.build import COPY_HINT, load_checkpoint
-from benchgen.run.evaluation import CheckpointEvaluation, EvaluationRounds
-from benchgen.run.signals import STOP
+from benchgen.run.evaluation.rounds import CheckpointEvaluation, EvaluationRounds
+from benchgen.run.execution.build import COPY_HINT, load_checkpoint
+from benchgen.run.execution.signals import STOP
 
 #: the ``extras`` keys of a re-evaluation episode: the round whose agent it re-evaluates, and
 #: the training frame counter that round began at (its checkpoint)

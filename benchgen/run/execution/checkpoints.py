@@ -4,7 +4,7 @@ A unit saves a resumable checkpoint at least every ``checkpoint_every`` (default
 and at its reporting checkpoints. The newest checkpoint is kept (to resume) and so is, for each
 reporting checkpoint, the first one written at or past it (to study), and, under a protocol that
 scores the best policy found, the one its best evaluation round played (to re-evaluate, see
-``benchgen.run.best_policy``); the rest are deleted once a newer one is safely on disk and in the
+``benchgen.run.evaluation.best_policy``); the rest are deleted once a newer one is safely on disk and in the
 store.
 """
 
@@ -21,7 +21,7 @@ from benchgen.config import to_dict
 from benchgen.errors import UsageError
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit, UnitStore
-from benchgen.run.resolved import ResolvedRun
+from benchgen.run.planning.resolved import ResolvedRun
 
 
 def save_points(r: ResolvedRun, unit: Unit) -> list[int]:

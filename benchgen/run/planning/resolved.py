@@ -1,4 +1,4 @@
-"""A run resolved from the user's input (:func:`benchgen.run.plan.resolve`, or rebuilt from a run
+"""A run resolved from the user's input (:func:`benchgen.run.planning.plan.resolve`, or rebuilt from a run
 directory's record): what every part of the run engine works from.
 
 Its numbers are worked out here once: :meth:`ResolvedRun.planned` turns the run's budget and
@@ -41,9 +41,9 @@ class ResolvedRun:
     checkpoints: list[int]
     #: ``--protocol`` as data (``benchgen.protocols.parse_choice``); None: the suite's default
     protocol_choice: dict[str, Any] | None = None
-    #: a re-evaluation run's one round (``EvaluationSchedule`` fields; ``benchgen.run.studies``)
+    #: a re-evaluation run's one round (``EvaluationSchedule`` fields; ``benchgen.run.planning.studies``)
     reevaluation: dict[str, Any] | None = None
-    #: where each value of ``agent_config`` comes from (``benchgen.run.agent_settings``)
+    #: where each value of ``agent_config`` comes from (``benchgen.run.planning.agent_settings``)
     config_sources: dict[str, str] = field(default_factory=dict)
     #: the agent configs of tasks the suite tuned on their own, in a run of several tasks
     task_configs: dict[str, Any] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""Starting or joining Ray: for the Ray executor (:mod:`benchgen.run.ray_cluster`) and for
+"""Starting or joining Ray: for the Ray executor (:mod:`benchgen.run.execution.ray_cluster`) and for
 agents that use Ray themselves (``TrainingContext.ray``, e.g. Ape-X), whichever executor runs
 their unit. Ray is an optional extra (``pip install 'benchgen[ray]'``); only this module and the
 Ray executor import it.
@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from benchgen.errors import UsageError
-from benchgen.run.signals import stop_handlers_kept
+from benchgen.run.execution.signals import stop_handlers_kept
 
 
 def _ray(otherwise: str = " or use --executor local"):

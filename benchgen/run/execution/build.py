@@ -15,8 +15,8 @@ from benchgen.errors import UsageError
 from benchgen.remote import CollectorKey, RemoteEnvFactory
 from benchgen.results.rundir import RunDir
 from benchgen.results.store import Unit
-from benchgen.run.plan import resolve_from_meta
-from benchgen.run.resolved import ResolvedRun
+from benchgen.run.planning.plan import resolve_from_meta
+from benchgen.run.planning.resolved import ResolvedRun
 
 
 class UnitEnvFactory(RemoteEnvFactory):
