@@ -3,14 +3,14 @@
 The published Atari 100K runs (SimPLe, DER, DrQ, Agarwal et al.'s DrQ(epsilon) through Dopamine in
 2021) stepped the games through atari-py 0.2.x, which bundles ALE 0.6; benchgen steps them through
 ale-py 0.12. Issue 26's Freeway study left this difference as one of the last candidates for
-DrQ(epsilon)'s lower crossing rate here (README, Atari 100K). This script settles it for the
+DrQ(epsilon)'s lower crossing rate here (docs/measurements/atari100k.md). This script settles it for the
 emulator itself: for each game, both emulators load the same ROM file (ale-py's), with no sticky
 actions, and play the same action sequences from ``reset_game``, frame by frame (no frame skip,
 no preprocessing: those are the wrappers', not the emulator's); every frame's grayscale screen
 (by digest), reward, lives and game-over flag are compared, and the first difference is named.
 Measured: play (rewards, lives, game overs, lengths) identical on all eleven games; atari-py's
 screens are not reproducible from one process to the next (ale-py's are), so a screen difference it
-names may be atari-py's own draw rather than the versions' (README, Atari 100K).
+names may be atari-py's own draw rather than the versions' (docs/measurements/atari100k.md).
 
 Actions: episode ``e`` of a game draws a preference over the minimal action set from a
 Dirichlet(1) distribution, then holds actions drawn from it for 1 to 16 frames at a time, so that

@@ -1,8 +1,8 @@
 """Dopamine's own DrQ(epsilon) agent on Freeway's first 12,288 agent steps (issue 26's Freeway study).
 
 benchgen's DrQ(epsilon) gets Freeway's chicken across the road in about 4 runs of 10 within the
-first 12,288 steps, where 73 of Agarwal et al. 2021's 100 published runs scored (the README, Atari
-100K). This script asks the same question of the implementation those runs came from: Dopamine's
+first 12,288 steps, where 73 of Agarwal et al. 2021's 100 published runs scored (docs/measurements/atari100k.md).
+This script asks the same question of the implementation those runs came from: Dopamine's
 ``Atari100kRainbowAgent`` with the settings of its ``labs/atari_100k/configs/DrQ_eps.gin`` (bound
 below; the pip wheel leaves the configs out), fed by ale-py through gymnasium's ``AtariPreprocessing``
 (the pipeline Dopamine's ``atari_lib`` implements: frame skip 4 with the max of the last two frames,

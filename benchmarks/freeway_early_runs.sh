@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # DrQ(epsilon) on Freeway, the first 12,288 agent steps (six training episodes of 2,048 steps; epsilon
 # reaches 0.01 at step 6,600), then 10 evaluation episodes: does the chicken ever cross? The question
-# behind it (README, Atari 100K): benchgen's DrQ(epsilon) scored 0 on Freeway in full runs, where
+# behind it (docs/measurements/atari100k.md): benchgen's DrQ(epsilon) scored 0 on Freeway in full runs, where
 # 73 of Agarwal et al. 2021's 100 runs scored; once no reward has been seen, the untrained
 # network's preferred action decides whether the chicken moves up, so the network's layout and
 # initialization (network_style: pytorch or dopamine) may decide the outcome.

@@ -18,7 +18,7 @@ protocol, through SB3's public interface only:
   ``:serialized:`` entries of the zip, so a crafted checkpoint ran code when loaded; here a
   checkpoint is ``ppo.pt``, the policy's and its Adam optimizer's state dicts (tensors, numbers,
   lists: read with ``torch.load(weights_only=True)`` through
-  :func:`~benchgen_agents.checkpoint_io.load_tensors`), and ``ppo_agent.json`` (policy kind,
+  :func:`~benchgen_agents.common.checkpoint_io.load_tensors`), and ``ppo_agent.json`` (policy kind,
   CNN width, observation and action spaces, SB3's update counter, the unit's step counter, the
   SB3 version). Anything else, an old ``ppo.zip`` included, is refused with one line. The
   architecture and spaces must be this agent's (a mismatch is refused with what to set); the

@@ -94,7 +94,7 @@ class PPOConfig:
     """The CNN's matrix products in "float32" or "bfloat16" (torch autocast over the features
     extractor only; the policy and value heads, losses and optimizer stay float32, so the PPO
     ratio is computed from float32 logits). On CPUs with AVX512-BF16 the IMPALA CNN trains about
-    4x faster (README, Procgen). benchgen setting; float32 is what the papers ran."""
+    4x faster (docs: guide/suites.md, Procgen). benchgen setting; float32 is what the papers ran."""
     deterministic_eval: bool = False
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
@@ -114,7 +114,7 @@ class PPOConfig:
     """torch device: 'auto' (CUDA if available), 'cpu', 'cuda', 'cuda:1'..."""
     torch_threads: int = 0
     """torch intra-op threads (0: ``OMP_NUM_THREADS`` if set, else every core this process may use but
-    one, left to the environments; see ``benchgen_agents.torch_device.cpu_threads``)."""
+    one, left to the environments; see ``benchgen_agents.common.torch_device.cpu_threads``)."""
     log_interval: int = 1
     """Write SB3's training statistics to TensorBoard every this many rollouts."""
 

@@ -96,7 +96,7 @@ def test_spot_checks_of_every_table():
 
 
 def test_drq_eps_freeway_is_a_mean_over_runs_of_which_a_quarter_never_score():
-    """What the README's DrQ(epsilon) Freeway run is read against: 27 of the 100 runs end at 0."""
+    """What the DrQ(epsilon) Freeway run (docs/measurements/atari100k.md) is read against: 27 of the 100 runs end at 0."""
     drq_eps = tables.atari100k_table("drq_eps2021")
     assert drq_eps["runs_at_zero"]["freeway"] == 27 and drq_eps["drq_eps"]["freeway"] == 20.26
     assert sum(drq_eps["runs_at_zero"].values()) == 27 + 2 + 34  # freeway, hero, private_eye

@@ -9,7 +9,7 @@ any run; the test reads them back and asks the last 100 episodes to average at l
 score and at least 2 points more than the agent's first 100 episodes (a freshly initialised noisy
 network already scores about 2.3: it favours FIRE actions, which launch the ball).
 
-Measured on the development machine (see the README): 600K frames were not enough. Over 642
+Measured on the development machine (see docs/measurements/learning.md): 600K frames were not enough. Over 642
 episodes the mean per 100K frames went 2.34, 2.34, 2.26, 2.39, 2.62, 2.46 (first 100 episodes
 2.32, last 100 2.43), with SABER's learning rate of 5e-5 and 32K updates. The 2M-frame budget
 follows Dopamine's IQN Breakout baselines (16 on average over frames 1M-2M, with epsilon-greedy

@@ -11,7 +11,7 @@ then average at least 0.6 per step over 200 steps (0.6 is over 8 standard deviat
 play's mean over 200 steps). Measured on the 2-core development machine beside another busy
 process, seed 0: DER 0.97 after 1,500 steps (35 s), DrQ(epsilon) 0.95 after 800 steps (49 s).
 
-The real-game runs are ``benchmarks/atari100k_runs.sh`` (README, "Atari 100K").
+The real-game runs are ``benchmarks/atari100k_runs.sh`` (docs/measurements/atari100k.md).
 """
 
 from __future__ import annotations
