@@ -1,6 +1,6 @@
 """Measured speeds: how many emulator frames per second an agent's unit runs on a suite's tasks.
 
-The planner states a run's wall time from them (:mod:`benchgen.run.cost`). A speed is knowledge
+The planner states a run's wall time from them (:mod:`benchgen.run.planning.cost`). A speed is knowledge
 about a suite's tasks as much as about the agent (the emulator, the protocol's frame skip and
 observation size set most of it), so the suite owns its rows, as it owns its reference tables:
 ``data/speeds.csv`` next to the module that defines its class, read by

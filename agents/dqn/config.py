@@ -36,7 +36,7 @@ from benchgen_agents.value_based.config import ValueBasedConfig, check_int, chec
 #: hidden layer between the dueling streams and starts Glorot-uniform with zero biases, which
 #: ``network_style=dopamine`` reproduces. Kept PyTorch's: on Freeway, whose outcome is all or
 #: nothing, both got the chicken across in about half of their short runs (PyTorch's 3 of 8 seeds,
-#: Dopamine's 3 of 6; README, Atari 100K), and PyTorch's layout is about a quarter faster here.
+#: Dopamine's 3 of 6; docs/measurements/atari100k.md), and PyTorch's layout is about a quarter faster here.
 #: Frame-counted values are agent steps x 4.
 DRQ_EPS: dict[str, object] = {
     "augmentation": "shift_intensity",

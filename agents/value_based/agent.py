@@ -125,7 +125,7 @@ class ValueBasedAgent(Agent):
             torch.set_num_threads(cpu_threads(config.torch_threads))
         else:
             # On a GPU the host's torch work is a few small copies and index ops: one thread, and no
-            # idle pool spinning on the cores the emulator threads step on (README, GPU section).
+            # idle pool spinning on the cores the emulator threads step on (docs/measurements/performance.md, "On a GPU").
             torch.set_num_threads(config.torch_threads or 1)
         self.replay: PrioritizedReplay | None = None
         self.counters = {

@@ -148,9 +148,9 @@ class ValueBasedConfig:
     """Matrix products in "float32" (as in the papers) or "bfloat16" (torch autocast; losses stay
     float32): about 3x faster learner updates on CPUs with AMX/AVX512-BF16; on an H100, 1.13x for
     Rainbow-IQN with the CUDA graph and slower without, since batch-32 updates there are bound
-    by kernel count, not arithmetic (README, "On a GPU"); about 3 significant digits per product
+    by kernel count, not arithmetic (docs/measurements/performance.md, "On a GPU"); about 3 significant digits per product
     (benchgen setting). Opt-in until a learning check shows that bfloat16 learns as float32 does
-    (not yet run; see the README)."""
+    (not yet run; see docs/measurements/performance.md)."""
     cuda_graphs: bool = True
     """On a CUDA device, replay the learner step (losses, backward pass, optimizer step) as a
     CUDA graph after three eager steps: the same arithmetic with one launch instead of hundreds

@@ -415,7 +415,7 @@ def _paper_figures(run_dir: Path, report: dict, runs: dict[str, Run], scorer=Non
         if run is None or phase in (ZEROSHOT, REEVAL) or not run.series:
             continue
         grid = figures.frame_grid(run)
-        x = grid if unit == "frames" else grid // run.record.frames_per_step
+        x = np.array([run.record.from_frames(int(frames)) for frames in grid])  # in the run's budget unit
         norm = sec["normalized"]
         if norm.get("classes"):
             baseline = norm["baseline"]

@@ -11,7 +11,7 @@ import pytest
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import get_registry
-from benchgen.run.cost import describe_cost, find_speed
+from benchgen.run.planning.cost import describe_cost, find_speed
 from benchgen.run.planning.plan import plan_units, resolve
 from benchgen.speeds import Speed, read_speeds_csv
 

@@ -107,7 +107,7 @@ def test_plan_flag_prints_the_plan_and_its_cost_and_writes_nothing(tmp_path):
 
 
 def test_the_plan_states_the_wall_time_from_the_measured_speeds(monkeypatch):
-    from benchgen.run import cost
+    from benchgen.run.planning import cost
     from benchgen.speeds import Speed
 
     registry = get_registry()

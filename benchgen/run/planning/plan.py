@@ -34,9 +34,9 @@ from benchgen.registry import Registry
 from benchgen.results.record import RunRecord
 from benchgen.results.rundir import CHECKPOINT_FILE, RunDir
 from benchgen.results.store import Unit
-from benchgen.run.budget import describe_vector_steps, planned_frames, vector_width
-from benchgen.run.cost import describe_cost
 from benchgen.run.planning.agent_settings import describe_sources, resolve_agent_settings
+from benchgen.run.planning.budget import describe_vector_steps, planned_frames, vector_width
+from benchgen.run.planning.cost import describe_cost
 from benchgen.run.planning.resolved import ResolvedRun
 from benchgen.suite import Split, Suite
 
