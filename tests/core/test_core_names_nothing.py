@@ -47,7 +47,7 @@ GENERIC = {"random", "const", "brute", "jerk", "perturb", "gymnasium"}
 HOMONYMS = {
     ("random", "benchgen/results/compare/build.py"): "the random-play normalization (Bellemare et al. 2013, 4.1.1)",
     ("random", "benchgen/commands/results.py"): "--normalization random, the same normalization",
-    ("gymnasium", "benchgen/run/plan.py"): "the gymnasium library's distribution, whose version a run records",
+    ("gymnasium", "benchgen/run/planning/plan.py"): "the gymnasium library's distribution, whose version a run records",
 }
 
 #: folders left out (module docstring)
