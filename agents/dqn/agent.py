@@ -1,8 +1,8 @@
 """DQN (Mnih et al. 2015, "Human-level control through deep reinforcement learning").
 
-The parts, from ``benchgen_agents.value_based``:
+The parts: the head from this folder's ``network.py``, the rest from ``benchgen_agents.value_based``:
 
-* network and loss: :class:`~benchgen_agents.value_based.expected_value.ExpectedValueHead`
+* network and loss: :class:`~benchgen_agents.dqn.network.ExpectedValueHead`
   (Nature torso, 512-unit hidden layer, one Q per action; Huber loss = the paper's error
   clipping; bootstrap from the target net's max);
 * learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` with 1-step returns and
@@ -21,8 +21,8 @@ import torch
 
 from benchgen_agents.common.optimizers import adam, centered_rmsprop
 from benchgen_agents.dqn.config import DQNConfig
+from benchgen_agents.dqn.network import ExpectedValueHead
 from benchgen_agents.value_based.agent import ValueBasedAgent
-from benchgen_agents.value_based.expected_value import ExpectedValueHead
 
 
 class DQNAgent(ExpectedValueHead, ValueBasedAgent):

@@ -1,8 +1,8 @@
 """Rainbow (Hessel et al. 2018): C51 head, dueling noisy nets, double Q, 3-step prioritized replay.
 
-The parts, from ``benchgen_agents.value_based``:
+The parts: the head from this folder's ``network.py``, the rest from ``benchgen_agents.value_based``:
 
-* network and loss: :class:`~benchgen_agents.value_based.categorical.CategoricalHead` (Nature
+* network and loss: :class:`~benchgen_agents.rainbow.network.CategoricalHead` (Nature
   torso, dueling noisy streams over 51 atoms; C51 projection and cross-entropy, which is also
   the priority; double-Q bootstrap action from the online net's mean);
 * learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` (random warm-up, noisy
@@ -15,8 +15,8 @@ The parts, from ``benchgen_agents.value_based``:
 from __future__ import annotations
 
 from benchgen_agents.rainbow.config import RainbowConfig
+from benchgen_agents.rainbow.network import CategoricalHead
 from benchgen_agents.value_based.agent import ValueBasedAgent
-from benchgen_agents.value_based.categorical import CategoricalHead
 
 
 class RainbowAgent(CategoricalHead, ValueBasedAgent):

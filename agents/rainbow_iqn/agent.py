@@ -1,8 +1,8 @@
 """Rainbow-IQN (SABER, Toromanoff et al. 2019, section 4): Rainbow with an implicit quantile head.
 
-The parts, from ``benchgen_agents.value_based``:
+The parts: the head from this folder's ``network.py``, the rest from ``benchgen_agents.value_based``:
 
-* network and loss: :class:`~benchgen_agents.value_based.implicit_quantiles.ImplicitQuantileHead`
+* network and loss: :class:`~benchgen_agents.rainbow_iqn.network.ImplicitQuantileHead`
   (Nature torso, cosine tau embedding, dueling noisy streams; quantile Huber loss; double-Q
   bootstrap action from the mean over K quantiles);
 * learner: :class:`~benchgen_agents.value_based.agent.ValueBasedAgent` (random warm-up, noisy
@@ -19,8 +19,8 @@ import gymnasium as gym
 
 from benchgen.agent import TrainingContext
 from benchgen_agents.rainbow_iqn.config import RainbowIQNConfig
+from benchgen_agents.rainbow_iqn.network import ImplicitQuantileHead
 from benchgen_agents.value_based.agent import ValueBasedAgent
-from benchgen_agents.value_based.implicit_quantiles import ImplicitQuantileHead
 
 
 class RainbowIQNAgent(ImplicitQuantileHead, ValueBasedAgent):

@@ -65,7 +65,7 @@ import torch
 from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
 from benchgen_agents.common.ray_engine import ActorDriver, RemoteActor, import_ray, seed_from
-from benchgen_agents.value_based.implicit_quantiles import ImplicitQuantileHead
+from benchgen_agents.rainbow_iqn.network import ImplicitQuantileHead
 from benchgen_agents.value_based.replay import PrioritizedReplay
 
 

@@ -1,8 +1,8 @@
 """What a value head module provides: its network, its loss, and acting from its values.
 
-The three heads (``expected_value.py``: Q-learning, Mnih et al. 2015; ``categorical.py``: C51,
-Bellemare et al. 2017; ``implicit_quantiles.py``: IQN, Dabney et al. 2018) each subclass
-:class:`Head`. An agent class mixes one head into :class:`~.agent.ValueBasedAgent`
+The three heads (``dqn/network.py``: Q-learning, Mnih et al. 2015; ``rainbow/network.py``: C51,
+Bellemare et al. 2017; ``rainbow_iqn/network.py``: IQN, Dabney et al. 2018) each subclass
+:class:`Head`; nothing in this package imports them. An agent class mixes one head into :class:`~.agent.ValueBasedAgent`
 (``class RainbowAgent(CategoricalHead, ValueBasedAgent)``), and the Ape-X actors of
 Rainbow-IQN mix it into their own class: the head only needs the attributes listed below, so
 learners and actors compute the same targets and losses.

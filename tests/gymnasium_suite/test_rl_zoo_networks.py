@@ -12,7 +12,7 @@ from torch import nn
 from benchgen.config import RunConfig
 from benchgen.registry import get_registry
 from benchgen.run.planning.plan import resolve
-from benchgen_agents.value_based.expected_value import QNetwork
+from benchgen_agents.dqn.network import QNetwork
 
 
 def layer_shapes(network: nn.Module) -> list[tuple]:

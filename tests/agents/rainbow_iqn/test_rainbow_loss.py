@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from benchgen_agents.value_based.implicit_quantiles import quantile_huber_loss
+from benchgen_agents.rainbow_iqn.network import quantile_huber_loss
 
 
 def test_hand_computed_case_kappa_1():

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from benchgen_agents.value_based.implicit_quantiles import IQNNetwork
+from benchgen_agents.rainbow_iqn.network import IQNNetwork
 from benchgen_agents.value_based.layers import NoisyLinear
 
 CFG = SimpleNamespace(

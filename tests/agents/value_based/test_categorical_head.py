@@ -15,7 +15,7 @@ import torch
 
 from benchgen.agent import AgentEnvironment
 from benchgen_agents.rainbow import RainbowConfig, make_agent
-from benchgen_agents.value_based.categorical import atoms, project_distribution
+from benchgen_agents.rainbow.network import atoms, project_distribution
 
 SUPPORT = [-2.0, -1.0, 0.0, 1.0, 2.0]
 P = [0.1, 0.2, 0.3, 0.25, 0.15]  # the next state's distribution over SUPPORT

@@ -3,10 +3,10 @@
 IQN (section 3.1) computes the tau-quantile of the return of every action as
 ``Z_tau(x, .) = f(psi(x) * phi(tau))`` (elementwise product). Here:
 
-* psi: the shared :class:`~.layers.Torso` (Nature CNN, or an MLP for vectors);
+* psi: the shared :class:`~benchgen_agents.value_based.layers.Torso` (Nature CNN, or an MLP for vectors);
 * phi (IQN eq. 4, with i = 1..n as in SABER's code; the i = 0 term is a constant the bias
   absorbs): ``phi_j(tau) = ReLU(sum_i cos(pi * i * tau) w_ij + b_j)``;
-* f: dueling noisy streams (:class:`~.layers.ActionValueStreams`), one output per action.
+* f: dueling noisy streams (:class:`~benchgen_agents.value_based.layers.ActionValueStreams`), one output per action.
 
 The loss is the quantile Huber loss (IQN eq. 3 with QR-DQN's eq. 10); Q is the mean over K
 sampled quantiles, for acting and for the double-Q bootstrap action.
