@@ -22,13 +22,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
 OUT = HERE.parent / "docs" / "results"
 sys.path.insert(0, str(HERE))  # the table scripts beside this one own their scoring rules
 
@@ -36,62 +34,19 @@ import ale_planners_table  # noqa: E402
 import ale_sarsa_table  # noqa: E402
 import atari100k_aggregates  # noqa: E402
 from docs_plots import Panel, draw_bars, draw_panels, fingerprint  # noqa: E402
-
-from benchgen.inputs import csv_reader  # noqa: E402
-from benchgen.registry import get_registry  # noqa: E402
-
-DEV_MACHINE = (
-    "the development machine: 2 CPU cores (x86-64), no GPU, runs niced beside other work "
-    "(README, 'Set up'); one core a run"
+from results_pages_runs import (  # noqa: E402
+    DEV_MACHINE,
+    RESULTS,
+    Page,
+    fmt,
+    gymnasium_page,
+    minatar_page,
+    read_run,
+    references,
+    run_of,
 )
 
-
-@dataclass
-class Run:
-    """One exported run: its file and, per phase, the frames at each episode's end and its raw score."""
-
-    path: Path
-    task: str
-    seed: int
-    phases: dict[str, tuple[np.ndarray, np.ndarray]]
-
-    def curve(self, phase: str = "train") -> tuple[np.ndarray, np.ndarray]:
-        return self.phases.get(phase, (np.zeros(0), np.zeros(0)))
-
-
-def read_run(path: Path) -> Run:
-    """An export CSV (one row per episode, ``benchgen export``), through benchgen's CSV reader."""
-    with path.open(newline="") as handle:
-        return run_of(path, list(csv_reader(handle, str(path))))
-
-
-def run_of(path: Path, rows: list[dict[str, str]]) -> Run:
-    """A run from its exported rows (as read by :func:`read_run` or a table script)."""
-    by_phase: dict[str, list[tuple[int, float]]] = {}
-    for row in rows:
-        by_phase.setdefault(row["phase"], []).append((int(row["frames_total"] or 0), float(row["score"])))
-    phases = {p: (np.array([f for f, _ in v]), np.array([s for _, s in v])) for p, v in by_phase.items()}
-    return Run(path, rows[0]["task"].removesuffix(":test"), int(rows[0]["seed"]), phases)
-
-
-def references(suite: str) -> dict:
-    """The suite's published tables by name (what ``benchgen references SUITE`` lists)."""
-    return {t.name: t for t in get_registry().suite(suite).reference_scores()}
-
-
-def fmt(value: float | None) -> str:
-    return "-" if value is None or not np.isfinite(value) else f"{value:,.1f}"
-
-
-@dataclass
-class Page:
-    """One results page: its markdown body, its figures (file name -> drawing function) and inputs."""
-
-    title: str
-    body: list[str]
-    inputs: list[Path]
-    figures: dict[str, Callable[[Path], None]] = field(default_factory=dict)
-
+from benchgen.registry import get_registry  # noqa: E402
 
 # --- the topics --------------------------------------------------------------------------------------
 
@@ -310,15 +265,18 @@ TOPICS: dict[str, Callable[[], Page]] = {
     "atari100k_curves": atari100k_page,
     "procgen": procgen_page,
     "gpu": gpu_page,
+    "gymnasium": gymnasium_page,
+    "minatar": minatar_page,
 }
 
 #: learning runs the README reports whose episodes are not committed (no page can draw them yet)
 NOT_COMMITTED = (
-    ("MinAtar Breakout: `dqn`, `ppo`, `rainbow` (1M frames), `rainbow_iqn` (250K frames), seed 0",
-     "the README's 'Set up' section gives each run's mean score per 100K frames and last-100 mean; "
-     "the runs' directories were not exported and committed"),
-    ("Gymnasium classic control: `dqn` and `ppo` on CartPole-v1, Acrobot-v1, MountainCar-v0, seed 0",
-     "the README gives each run's greedy evaluation beside the RL Zoo's score; the runs were not committed"),
+    ("MinAtar Breakout: `dqn` (90 min), `rainbow` (1M frames), `rainbow_iqn` (250K frames), seed 0",
+     "`docs/measurements/learning.md` gives each run's mean score per 100K frames and last-100 mean; the "
+     "runs' directories were not exported and committed (`ppo`, the short one, was run again: the MinAtar page)"),
+    ("Gymnasium classic control: `dqn` on Acrobot-v1 and MountainCar-v0, `ppo` on Acrobot-v1, seed 0",
+     "`docs/measurements/learning.md` gives each run's greedy evaluation beside the RL Zoo's score; the "
+     "runs (11 to 24 min each) were not committed (the short ones were run again: the classic control page)"),
     ("Atari 100K: the Freeway early-steps study (`benchmarks/results/atari100k/freeway_early/`)",
      "12,288-step runs, tabulated by `benchmarks/freeway_early_table.py`; not drawn here"),
 )  # fmt: skip
