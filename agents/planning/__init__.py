@@ -10,11 +10,16 @@ training, where the paper ran its planners for 10 episodes per game; a protocol 
 ``evaluation_episodes: 10`` and a training budget of one step (``--frames 5``) is the paper's
 setup (``benchmarks/ale_agents/ale2013_small.yaml``; ``benchmarks/ale_planners_runs.sh`` runs a
 smaller one).
+
+``config.py`` holds both planners' settings, ``brfs.py`` and ``uct.py`` one planner each, and
+``tree.py`` the search tree and the acting loop they share; the emulator is their model, so they
+have no network.
 """
 
 from __future__ import annotations
 
 from benchgen.agent import AgentNeeds, AgentSpec
+from benchgen_agents.planning.config import BrFSConfig, UCTConfig
 
 
 def _brfs(config, environment):
@@ -29,22 +34,13 @@ def _uct(config, environment):
     return UCTAgent(config, environment)
 
 
-def _configs():
-    from benchgen_agents.planning.brfs import BrFSConfig
-    from benchgen_agents.planning.uct import UCTConfig
-
-    return BrFSConfig, UCTConfig
-
-
 #: both plan with the emulator and ignore observations and the learning reward
 PLANNER_NEEDS = AgentNeeds(reward="benchmark", capabilities=("clone_state",))
-
-_BRFS_CONFIG, _UCT_CONFIG = _configs()
 
 SPECS = [
     AgentSpec(
         name="brfs",
-        config_class=_BRFS_CONFIG,
+        config_class=BrFSConfig,
         factory=_brfs,
         description="breadth-first search with the emulator, 133,000 frames per action (Bellemare et al. 2013)",
         needs=PLANNER_NEEDS,
@@ -52,7 +48,7 @@ SPECS = [
     ),
     AgentSpec(
         name="uct",
-        config_class=_UCT_CONFIG,
+        config_class=UCTConfig,
         factory=_uct,
         description="UCT with the emulator, 500 simulations of 300 frames per action (Bellemare et al. 2013)",
         needs=PLANNER_NEEDS,

@@ -18,31 +18,8 @@ are options, off by default, as in the paper's breadth-first search.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from benchgen_agents.planning.tree import Node, PlannerAgent
-
-
-@dataclass
-class BrFSConfig:
-    """Bellemare et al. 2013, appendix C (planning: full-tree search), unless a field says otherwise."""
-
-    max_frames_per_action: int = 133_000
-    """Emulator frames simulated per action (appendix C: 133,000), the node limit."""
-    discount: float = 0.999
-    """gamma of the branches' sums of rewards (section 3.1, appendix C: 0.999)."""
-    prune_duplicates: bool = False
-    """Expand one of the actions whose emulated states are equal (section 3.2.1: UCT's optimization)."""
-    reuse_tree: bool = False
-    """Keep the subtree of the action taken and search on from it (section 3.2.1: UCT's)."""
-    seed_offset: int = 0
-    """Added to the unit seed for the action orders' and ties' random generator."""
-
-    def __post_init__(self):
-        if self.max_frames_per_action < 1:
-            raise ValueError("max_frames_per_action must be >= 1")
-        if not 0.0 < self.discount <= 1.0:
-            raise ValueError("discount must lie in (0, 1]")
 
 
 class BrFSAgent(PlannerAgent):

@@ -16,7 +16,8 @@ import pytest
 
 from benchgen.agent import AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
-from benchgen_agents.brute import BruteAgent, BruteConfig, check_suite
+from benchgen_agents.brute.agent import BruteAgent, check_suite
+from benchgen_agents.brute.config import BruteConfig
 
 LENGTH, ACTIONS = 12, 4
 

@@ -12,7 +12,9 @@ import pytest
 
 from benchgen.agent import AgentEnvironment
 from benchgen.errors import UsageError
-from benchgen_agents.jerk import SPECS, JerkAgent, JerkConfig, JerkInstance, Solution, check_semantics
+from benchgen_agents.jerk import SPECS
+from benchgen_agents.jerk.agent import JerkAgent, JerkInstance, Solution, check_semantics
+from benchgen_agents.jerk.config import JerkConfig
 from tests.agents.agent_harness import Context, CountingEnv
 from tests.conftest import run_cli
 from tests.fixture_plugins.platformer_suite import SEMANTICS, PlatformerSuite, PlatformerVectorEnv

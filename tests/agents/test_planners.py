@@ -12,8 +12,9 @@ import pytest
 
 from benchgen.agent import AgentEnvironment
 from benchgen.testing.agent_suites import SEMANTICS, TRACK, RunnerVectorEnv
-from benchgen_agents.planning.brfs import BrFSAgent, BrFSConfig
-from benchgen_agents.planning.uct import UCTAgent, UCTConfig
+from benchgen_agents.planning.brfs import BrFSAgent
+from benchgen_agents.planning.config import BrFSConfig, UCTConfig
+from benchgen_agents.planning.uct import UCTAgent
 
 
 def runner_at(cell: int, task: str = "walls-5") -> RunnerVectorEnv:

@@ -14,8 +14,9 @@ import pytest
 
 from benchgen.agent import AgentEnvironment, AgentNeeds
 from benchgen.capabilities import emulators_of
-from benchgen_agents.planning.brfs import BrFSAgent, BrFSConfig
-from benchgen_agents.planning.uct import UCTAgent, UCTConfig
+from benchgen_agents.planning.brfs import BrFSAgent
+from benchgen_agents.planning.config import BrFSConfig, UCTConfig
+from benchgen_agents.planning.uct import UCTAgent
 from benchgen_sonic.env import button_mask
 from benchgen_sonic.suite import SonicSuite
 from benchgen_sonic.testing import airstriker_level, buttons

@@ -35,27 +35,13 @@ from it, at an episode boundary (the episodes in progress at a stop are lost, as
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from benchgen.agent import Agent, AgentEnvironment, AgentNeeds, AgentSpec
+from benchgen.agent import Agent, AgentEnvironment
 from benchgen.errors import UsageError
-
-
-@dataclass
-class BruteConfig:
-    """Machado et al. 2018's Brute; see the module docstring for the values the paper leaves open."""
-
-    epsilon: float = 0.005
-    """Probability of a uniformly random action at each step (benchgen's choice, module docstring)."""
-    seed_offset: int = 0
-    """Added to the unit seed for the exploration's random generator."""
-
-    def __post_init__(self):
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError("epsilon must lie in [0, 1]")
+from benchgen_agents.brute.config import BruteConfig
 
 
 class _Node:
@@ -198,16 +184,3 @@ def check_suite(suite) -> None:
             f"the Brute is scored on its training episodes (Machado et al. 2018), but this {suite.name} protocol "
             "scores separate evaluation episodes; choose a protocol without them (atari_saber: --protocol machado2018)"
         )
-
-
-SPECS = [
-    AgentSpec(
-        name="brute",
-        config_class=BruteConfig,
-        factory=BruteAgent,
-        description="the Brute: best action sequence found so far, exploits determinism (Machado et al. 2018)",
-        needs=AgentNeeds(reward="benchmark"),
-        check_suite=check_suite,
-        default_num_envs=1,
-    )
-]

@@ -43,37 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from benchgen.agent import Agent, AgentEnvironment, AgentNeeds, AgentSpec, TrainingContext
+from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
+from benchgen_agents.jerk.config import REQUIRED_ACTIONS, JerkConfig
 
-#: action names JERK needs from ``Suite.action_semantics()`` (its ``AgentNeeds.actions``)
-REQUIRED_ACTIONS = ("right", "left", "right_jump", "left_jump", "noop")
 STATE_FILE = "jerk.json"
 SOLUTIONS_FILE = "jerk_solutions.npz"
-
-
-@dataclass
-class JerkConfig:
-    """Algorithm 1's parameters; defaults are the paper's (Nichol et al. 2018, Algorithm 1)."""
-
-    exploit_bias: float = 0.25
-    """beta: the exploitation probability at the start; it grows by T / Tmax to 1 at the budget."""
-    right_steps: int = 100
-    """Rn: timesteps of each move to the right."""
-    left_steps: int = 70
-    """Ln: timesteps of the move to the left after a right move that gained no reward."""
-    jump_repeat: int = 4
-    """Jn: consecutive timesteps the jump button is held once a jump starts."""
-    jump_prob: float = 0.1
-    """Jp: per-timestep probability of starting a jump while not jumping."""
-    seed_offset: int = 0
-    """Added to the unit seed for the agent's random streams."""
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.exploit_bias <= 1 or not 0 <= self.jump_prob <= 1:
-            raise ValueError("exploit_bias and jump_prob are probabilities: they must lie in [0, 1]")
-        if self.right_steps < 1 or self.left_steps < 0 or self.jump_repeat < 1:
-            raise ValueError("right_steps and jump_repeat must be >= 1 and left_steps >= 0")
 
 
 @dataclass
@@ -257,17 +232,3 @@ def check_semantics(environment: AgentEnvironment) -> dict[str, int]:
     UsageError saying JERK cannot run (the runner refuses such a suite before it creates a run
     directory, from ``AgentSpec.needs``)."""
     return environment.named_actions("jerk", REQUIRED_ACTIONS)
-
-
-SPECS = [
-    AgentSpec(
-        name="jerk",
-        config_class=JerkConfig,
-        factory=JerkAgent,
-        description="JERK (Nichol et al. 2018): scripted right/jump explorer replaying its best action prefix",
-        default_num_envs=1,
-        # Algorithm 1 reads only rewards, in the benchmark's units (its running means), and the
-        # named actions; it learns nothing from pixels but gets the suite's frames like any agent.
-        needs=AgentNeeds(reward="benchmark", actions=REQUIRED_ACTIONS),
-    )
-]
