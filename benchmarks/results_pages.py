@@ -269,7 +269,7 @@ TOPICS: dict[str, Callable[[], Page]] = {
     "minatar": minatar_page,
 }
 
-#: learning runs the README reports whose episodes are not committed (no page can draw them yet)
+#: learning runs docs/measurements/learning.md reports whose episodes are not committed (no page can draw them yet)
 NOT_COMMITTED = (
     ("MinAtar Breakout: `dqn` (90 min), `rainbow` (1M frames), `rainbow_iqn` (250K frames), seed 0",
      "`docs/measurements/learning.md` gives each run's mean score per 100K frames and last-100 mean; the "
@@ -310,8 +310,8 @@ def render_index(pages: dict[str, Page]) -> str:
     lines += [
         "- [The papers' figures, regenerated from the shipped tables](../papers/figures.md)",
         "",
-        "Learning runs reported in the README without committed episodes (no plot until they are exported "
-        "and committed under `benchmarks/results/`):",
+        "Learning runs reported in `docs/measurements/learning.md` without committed episodes (no plot "
+        "until they are exported and committed under `benchmarks/results/`):",
         "",
     ]
     lines += [f"- {what}: {why}." for what, why in NOT_COMMITTED]
