@@ -105,7 +105,8 @@ class ShortRun:
     """How this run compares with the quoted one, where they differ."""
 
 
-#: the runs drawn here, seed 0, made 2026-11-28 (``runs/results_pages/run_all.sh``)
+#: the runs drawn here, seed 0, made 2026-11-28 one after another (``--out runs/results_pages/AGENT-TASK``, not
+#: committed), the gymnasium ones then evaluated with ``benchgen evaluate RUN --episodes 100``
 GYMNASIUM = (
     ShortRun("ppo", "CartPole-v1", "100K steps (the suite's)",
              "benchgen run gymnasium ppo --tasks CartPole-v1 --seeds 0 --set torch_threads=1", 1.3, "500.0 [500.0]"),
