@@ -60,7 +60,7 @@ from benchgen_agents.common.checkpoint_io import load_json, load_tensors, refusi
 from benchgen_agents.common.torch_device import cpu_threads
 from benchgen_agents.ppo.chunked import ChunkedPPO
 from benchgen_agents.ppo.config import PPOConfig
-from benchgen_agents.ppo.impala_cnn import ImpalaCNN
+from benchgen_agents.ppo.impala_cnn import ImpalaCNN, ImpalaCnnActorCriticPolicy
 from benchgen_agents.ppo.normalization import RunningStats
 from benchgen_agents.ppo.update import update_chunk
 from benchgen_agents.ppo.vec_env import BenchgenVecEnv, channels_last
@@ -207,9 +207,12 @@ class PPOAgent(Agent):
         return self.config.features_dim if self.policy != "MlpPolicy" else None
 
     @property
-    def _sb3_policy(self) -> str:
-        """SB3's policy class alias: the IMPALA CNN is SB3's CNN policy with another extractor."""
-        return "CnnPolicy" if self.policy == "ImpalaCnnPolicy" else self.policy
+    def _sb3_policy(self) -> type[ActorCriticPolicy]:
+        """SB3's policy class: the IMPALA CNN is SB3's CNN policy with another extractor (and its
+        own choice of the extractor's initialization)."""
+        if self.policy == "ImpalaCnnPolicy":
+            return ImpalaCnnActorCriticPolicy
+        return PPO.policy_aliases[self.policy]
 
     def _policy_kwargs(self) -> dict[str, Any]:
         if self.policy == "CnnPolicy":
@@ -224,13 +227,14 @@ class PPOAgent(Agent):
                     "precision": self.config.precision,
                 },
                 "net_arch": [],
+                "extractor_init": self.config.extractor_init,
             }
         return {}
 
     def _new_policy(self) -> ActorCriticPolicy:
         """The policy ``PPO(...)`` would build for this agent, without an env (to load and act)."""
         # The schedule only sets the optimizer's initial lr; a bound model's SB3 updates it every rollout.
-        policy = PPO.policy_aliases[self._sb3_policy](
+        policy = self._sb3_policy(
             _sb3_observation_space(self.observation_space),
             self.action_space,
             ConstantSchedule(self.config.learning_rate),

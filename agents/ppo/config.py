@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from benchgen_agents.common.torch_device import PRECISIONS, check_device
 
 POLICIES = ("auto", "CnnPolicy", "ImpalaCnnPolicy", "MlpPolicy")
+#: how the IMPALA CNN's weights may start (``extractor_init``): SB3's orthogonal or baselines' Glorot
+EXTRACTOR_INITS = ("orthogonal", "glorot")
 SCHEDULES = ("linear", "constant")
 
 
@@ -90,6 +92,12 @@ class PPOConfig:
     """Clip the value function's change per update to this range around the rollout's values (SB3's
     ``clip_range_vf``, constant; None: no clipping, SB3's default). openai baselines' PPO2, the
     Procgen paper's, always clips it at the policy's clip range."""
+    extractor_init: str = "orthogonal"
+    """How the IMPALA CNN's weights start ('ImpalaCnnPolicy' only): "orthogonal" is
+    stable-baselines3's (gain sqrt(2) on every convolution and the dense layer, the residual
+    blocks' included), "glorot" is openai baselines' (TensorFlow's Glorot-uniform kernels and zero
+    biases, ``baselines/common/models.py`` build_impala_cnn), what the Procgen paper's runs started
+    from. The heads keep their orthogonal 0.01 (policy) and 1 (value) either way, as both do."""
     precision: str = "float32"
     """The CNN's matrix products in "float32" or "bfloat16" (torch autocast over the features
     extractor only; the policy and value heads, losses and optimizer stay float32, so the PPO
@@ -174,6 +182,8 @@ class PPOConfig:
                 f"workers={self.workers} processes cannot share virtual_workers={self.virtual_workers}: "
                 "set workers at most virtual_workers"
             )
+        if self.extractor_init not in EXTRACTOR_INITS:
+            raise ValueError(f"extractor_init must be 'orthogonal' or 'glorot', not '{self.extractor_init}'")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be 'float32' or 'bfloat16', not '{self.precision}'")
         if self.normalize and self.normalize_reward:

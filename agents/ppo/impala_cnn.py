@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 import torch
+from stable_baselines3.common.policies import ActorCriticCnnPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -90,3 +91,25 @@ class ImpalaCNN(BaseFeaturesExtractor):
             x = self.stages(observations)
             features = torch.relu(self.dense(torch.relu(torch.flatten(x, start_dim=1))))
         return features.float()
+
+
+class ImpalaCnnActorCriticPolicy(ActorCriticCnnPolicy):
+    """SB3's CNN actor-critic with the extractor's weights started as ``extractor_init`` says; the
+    two heads keep SB3's orthogonal scales (0.01 for the policy's logits, 1 for the value), which
+    are baselines' too.
+
+    Why a subclass: SB3 initializes the extractor inside ``_build``, after the extractor is built,
+    so the extractor cannot choose its own start; overriding ``_build`` re-draws it before the
+    optimizer ever steps (its Adam state is still empty)."""
+
+    def __init__(self, *args, extractor_init: str = "orthogonal", **kwargs):
+        self.extractor_init = extractor_init
+        super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        if self.extractor_init == "glorot":
+            for module in self.features_extractor.modules():
+                if isinstance(module, (torch.nn.Conv2d, torch.nn.Linear)):
+                    torch.nn.init.xavier_uniform_(module.weight)
+                    torch.nn.init.zeros_(module.bias)
