@@ -20,6 +20,12 @@
 #
 # The CNN runs in bfloat16 (precision=bfloat16: about 4x float32's speed on this CPU, the heads and
 # losses float32); one torch thread, the package stepping its games in the same thread.
+#
+# PPO here takes the suite's tuned settings, which start the IMPALA CNN as baselines does
+# (extractor_init glorot, since 2026-11-28). The first coinrun run, with stable-baselines3's
+# orthogonal start, played at random level through 1M steps; it is kept, parked and never resumed
+# by this script, as benchmarks/parked/procgen/ppo_orthogonal_init-coinrun-seed0
+# (docs/measurements/procgen-diagnosis.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${PROCGEN_RUNS:-runs/procgen}
