@@ -4,7 +4,10 @@ byte-stable PNGs, and the SHA-256 of the data files a page is drawn from."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,3 +123,21 @@ def fingerprint(paths: list[Path]) -> str:
     for path in sorted(set(paths)):
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def page_main(
+    description: str, out: Path, check: Callable[[Path], list[str]], write: Callable[[Path], None], argv=None
+) -> int:
+    """The command line both page scripts share: ``--check`` reports what is stale (exit 1) and
+    draws nothing; otherwise the pages are written under ``--out``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--check", action="store_true", help="fail if a committed page is stale; draw nothing")
+    parser.add_argument("--out", type=Path, default=out)
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = check(args.out)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
+    write(args.out)
+    return 0

@@ -14,7 +14,6 @@ Usage: python benchmarks/paper_figures.py [--check] [--out docs/papers]
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from benchgen_atari_saber.published import ALE2013_BASELINES, ALE2013_LEARNERS, 
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from docs_plots import fingerprint, save  # noqa: E402
+from docs_plots import fingerprint, page_main, save  # noqa: E402
 
 OUT = HERE.parent / "docs" / "papers"
 DATA = Path(benchgen_atari_saber.__file__).resolve().parent / "data"
@@ -476,17 +475,7 @@ def write(out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail if the committed page is stale; draw nothing")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
-    if args.check:
-        problems = check(args.out)
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return 1 if problems else 0
-    write(args.out)
-    return 0
+    return page_main(__doc__.split("\n\n")[0], OUT, check, write, argv)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Usage: python benchmarks/results_pages.py [--check] [--out docs/results]
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(HERE))  # the table scripts beside this one own their sco
 import ale_planners_table  # noqa: E402
 import ale_sarsa_table  # noqa: E402
 import atari100k_aggregates  # noqa: E402
-from docs_plots import Panel, draw_bars, draw_panels, fingerprint  # noqa: E402
+from docs_plots import Panel, draw_bars, draw_panels, fingerprint, page_main  # noqa: E402
 from results_pages_runs import (  # noqa: E402
     DEV_MACHINE,
     RESULTS,
@@ -350,17 +349,7 @@ def write(out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail if a committed page is stale; draw nothing")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
-    if args.check:
-        problems = check(args.out)
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return 1 if problems else 0
-    write(args.out)
-    return 0
+    return page_main(__doc__.split("\n\n")[0], OUT, check, write, argv)
 
 
 if __name__ == "__main__":
