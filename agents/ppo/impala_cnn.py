@@ -44,8 +44,10 @@ class ConvSequence(nn.Module):
     def __init__(self, in_channels: int, depth: int):
         super().__init__()
         self.conv = nn.Conv2d(in_channels, depth, kernel_size=3, padding=1)
-        # TensorFlow's 'same' pooling pads only where needed; padding 1 with a 3x3 window and stride 2 gives the
-        # same output size (ceil(n / 2)) and, since padded cells hold -inf, the same maxima.
+        # TensorFlow's 'same' pooling pads only where needed (at the end of a 64-pixel side); padding 1 with a
+        # 3x3 window and stride 2 gives the same output size (ceil(n / 2)), but its windows start one pixel
+        # earlier, so the maxima are taken over windows shifted by one pixel from baselines' (not expected
+        # to change learning: docs/measurements/procgen-diagnosis.md).
         self.pool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
         self.res0 = ResidualBlock(depth)
         self.res1 = ResidualBlock(depth)
