@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchgen.errors import UsageError
-from benchgen.phases import BEST_SUFFIX, EVALUATION_SUFFIX
+from benchgen.phases import evaluated_phase
 from benchgen.results.export import episode_rows
 from benchgen.results.rundir import RunDir
 from benchgen.suite import frames_to_steps
@@ -46,7 +46,7 @@ LEARNING_PREFIX = "charts"
 def metric_prefix(phase: str) -> str:
     """The W&B prefix of an episode's metrics: CleanRL's ``charts`` for the episodes a unit plays
     itself; an evaluation or re-evaluation phase's own name (``train_eval``) for the others."""
-    return phase if phase.endswith((EVALUATION_SUFFIX, BEST_SUFFIX)) else LEARNING_PREFIX
+    return LEARNING_PREFIX if evaluated_phase(phase) is None else phase
 
 
 def run_id(benchgen_run_id: str, unit_id: str) -> str:
@@ -66,7 +66,7 @@ def export_wandb(run_dir: Path, output: Path | None = None) -> Path:
     run_dir = Path(run_dir)
     rundir = RunDir(run_dir)
     record = rundir.record()
-    columns, rows = episode_rows(run_dir)
+    _, rows = episode_rows(run_dir)
     base = Path(output) if output is not None else run_dir
     if not base.is_dir():
         raise UsageError(f"{base} is not a folder; create it or give another --output")
