@@ -272,6 +272,7 @@ class PPOAgent(Agent):
             seed=None,
             verbose=0,
             update_chunk=self._update_chunk(),
+            value_loss=self.config.value_loss,
             **self._hyperparameters(),
         )
         if source is not None:

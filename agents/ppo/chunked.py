@@ -31,9 +31,11 @@ from benchgen_agents.ppo.update import Minibatch, ppo_update
 class ChunkedPPO(PPO):
     """``PPO`` trained by benchgen's update, ``update_chunk`` samples per pass; see the module docstring."""
 
-    def __init__(self, *args, update_chunk: int = 0, **kwargs):
+    def __init__(self, *args, update_chunk: int = 0, value_loss: str = "sb3", **kwargs):
         #: samples per forward/backward pass (0: the whole minibatch)
         self.update_chunk = int(update_chunk)
+        #: the value term's form (``PPOConfig.value_loss``): "sb3" is SB3's own
+        self.value_loss = value_loss
         #: the step count at which the schedules' progress reaches 0 (set by ``learn``)
         self.budget_steps = 1
         #: SB3's update counter (epochs begun; ``train/n_updates``)

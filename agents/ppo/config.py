@@ -20,6 +20,8 @@ from benchgen_agents.common.torch_device import PRECISIONS, check_device
 POLICIES = ("auto", "CnnPolicy", "ImpalaCnnPolicy", "MlpPolicy")
 #: how the IMPALA CNN's weights may start (``extractor_init``): SB3's orthogonal or baselines' Glorot
 EXTRACTOR_INITS = ("orthogonal", "glorot")
+#: the value loss's forms (``value_loss``): stable-baselines3's or openai baselines' PPO2
+VALUE_LOSSES = ("sb3", "ppo2")
 SCHEDULES = ("linear", "constant")
 
 
@@ -92,6 +94,17 @@ class PPOConfig:
     """Clip the value function's change per update to this range around the rollout's values (SB3's
     ``clip_range_vf``, constant; None: no clipping, SB3's default). openai baselines' PPO2, the
     Procgen paper's, always clips it at the policy's clip range."""
+    value_loss: str = "sb3"
+    """The value term's form under ``clip_range_vf``. "sb3" is stable-baselines3's: ``vf_coef``
+    times the mean squared error of the clipped prediction, so a prediction that has moved past
+    the clip range gets no gradient, whichever way it moved. "ppo2" is openai baselines' PPO2
+    (``baselines/ppo2/model.py``, what the Procgen paper's runs trained with): ``vf_coef`` times
+    half the mean of the larger of the clipped and unclipped squared errors, so a prediction that
+    moved past the clip *away* from its return is still pulled back (half of SB3's weight, too).
+    On coinrun it decides how far the first rounds move the policy: replayed from baselines' own
+    weights and rollout, the "sb3" form clips 9% of the samples in the first round, the "ppo2" form
+    none, as baselines does (docs/measurements/procgen-diagnosis.md). Without ``clip_range_vf``,
+    "ppo2" is half the mean squared error."""
     extractor_init: str = "orthogonal"
     """How the IMPALA CNN's weights start ('ImpalaCnnPolicy' only): "orthogonal" is
     stable-baselines3's (gain sqrt(2) on every convolution and the dense layer, the residual
@@ -184,6 +197,8 @@ class PPOConfig:
             )
         if self.extractor_init not in EXTRACTOR_INITS:
             raise ValueError(f"extractor_init must be 'orthogonal' or 'glorot', not '{self.extractor_init}'")
+        if self.value_loss not in VALUE_LOSSES:
+            raise ValueError(f"value_loss must be 'sb3' or 'ppo2', not '{self.value_loss}'")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be 'float32' or 'bfloat16', not '{self.precision}'")
         if self.normalize and self.normalize_reward:

@@ -14,7 +14,8 @@ minibatch; and it passes a minibatch through the network at once, which on a CPU
 slower per sample for the IMPALA CNN than passes of 256 samples (``chunked.py``). So
 :func:`ppo_update` is SB3's ``PPO.train`` (stable_baselines3/ppo/ppo.py, version 2.x), written to
 match it line for line: the clipped surrogate, the value loss clipped around the rollout's
-values when ``clip_range_vf`` is given, the entropy bonus (the log-probabilities' mean where a
+values when ``clip_range_vf`` is given (or, with ``value_loss="ppo2"``, openai baselines' PPO2
+value loss in its place), the entropy bonus (the log-probabilities' mean where a
 distribution has no entropy), advantages normalized over each minibatch, SB3's approximate KL
 and its ``target_kl`` early stop before a minibatch's step, the gradient-norm clip and one
 optimizer step per minibatch. Two things are added: a minibatch's gradient is accumulated over
@@ -83,7 +84,8 @@ def backward_in_chunks(
 ) -> dict[str, float]:
     """Add the gradient of the PPO loss on ``batch`` to ``policy``'s gradients (``backward``:
     gradients accumulate), ``chunk`` samples at a time (0: all at once); ``settings`` gives
-    ``ent_coef``, ``vf_coef`` and ``normalize_advantage`` (a ``PPOConfig``, or SB3's ``PPO``).
+    ``ent_coef``, ``vf_coef``, ``value_loss`` (the value term's form, ``PPOConfig.value_loss``) and
+    ``normalize_advantage`` (a ``PPOConfig``, or a :class:`~benchgen_agents.ppo.chunked.ChunkedPPO`).
     Returns SB3's logged statistics of the minibatch (:data:`STATS`)."""
     size = batch.size
     one_pass = chunk <= 0 or chunk >= size
@@ -105,9 +107,17 @@ def backward_in_chunks(
             adv = (adv - adv_mean) / (adv_std + 1e-8)
         ratio = torch.exp(log_prob - b["old_log_probs"])
         policy_loss = -mean(torch.min(adv * ratio, adv * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)))
-        if clip_range_vf is not None:
-            values = b["old_values"] + torch.clamp(values - b["old_values"], -clip_range_vf, clip_range_vf)
-        value_loss = F.mse_loss(b["returns"], values) if one_pass else mean((b["returns"] - values) ** 2)
+        if settings.value_loss == "ppo2":
+            # baselines' PPO2 (ppo2/model.py): half the mean of the larger squared error, clipped or not
+            error = (values - b["returns"]) ** 2
+            if clip_range_vf is not None:
+                clipped = b["old_values"] + torch.clamp(values - b["old_values"], -clip_range_vf, clip_range_vf)
+                error = torch.max(error, (clipped - b["returns"]) ** 2)
+            value_loss = 0.5 * mean(error)
+        else:
+            if clip_range_vf is not None:
+                values = b["old_values"] + torch.clamp(values - b["old_values"], -clip_range_vf, clip_range_vf)
+            value_loss = F.mse_loss(b["returns"], values) if one_pass else mean((b["returns"] - values) ** 2)
         # the entropy bonus, or without an entropy the log-probabilities' mean
         entropy_loss = -mean(-log_prob) if entropy is None else -mean(entropy)
         loss = policy_loss + settings.ent_coef * entropy_loss + settings.vf_coef * value_loss
