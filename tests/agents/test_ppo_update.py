@@ -100,7 +100,10 @@ def test_one_update_matches_sb3s_train(policy, settings, chunk):
                 assert torch.equal(moments[0][k][name], moments[1][k][name]), (k, name)
     else:
         for key in after[0]:
-            torch.testing.assert_close(after[1][key], after[0][key], rtol=1e-4, atol=1e-6, msg=key)
+            # Adam divides each gradient by its own running size, so a weight whose gradient is near
+            # zero moves by an amount that the order of float sums can change by ~1e-6 (one element of
+            # the CNN's first layer, on some CPUs); 1e-5 is still 1/300 of one step at this lr (3e-3)
+            torch.testing.assert_close(after[1][key], after[0][key], rtol=1e-4, atol=1e-5, msg=key)
     assert got["n_updates"] == expected["n_updates"]
     if "target_kl" in settings:  # the early stop bound: fewer than the 3 epochs
         assert expected["n_updates"] < 3
