@@ -22,10 +22,10 @@
 # losses float32); one torch thread, the package stepping its games in the same thread.
 #
 # PPO here takes the suite's tuned settings, which start the IMPALA CNN as baselines does
-# (extractor_init glorot, since 2026-11-28). The first coinrun run, with stable-baselines3's
-# orthogonal start, played at random level through 1M steps; it is kept, parked and never resumed
-# by this script, as benchmarks/parked/procgen/ppo_orthogonal_init-coinrun-seed0
-# (docs/measurements/procgen-diagnosis.md).
+# (extractor_init glorot) and take baselines' PPO2 value loss (value_loss ppo2), both since
+# 2026-11-28. The first coinrun run, with stable-baselines3's orthogonal start and value loss, played
+# at random level through 1M steps; it is kept, parked and never resumed by this script, as
+# benchmarks/parked/procgen/ppo_orthogonal_init-coinrun-seed0 (docs/measurements/procgen-diagnosis.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${PROCGEN_RUNS:-runs/procgen}
