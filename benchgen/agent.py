@@ -271,6 +271,10 @@ class AgentSpec:
     wall time from a speed measured on that kind of device where the suite has one
     (``Suite.measured_speeds``). None: the CPU (an agent without a network, or one that never
     uses a GPU)."""
+    software: tuple[str, ...] = ()
+    """The distributions (pip names) the agent depends on beyond benchgen's own, its deep-learning
+    library say: every run of the agent records their installed versions in ``run.json``
+    (``versions``), and a resume under other versions is refused unless forced. Empty: none."""
 
     def __post_init__(self) -> None:
         self.algorithm = self.algorithm or self.name

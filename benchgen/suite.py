@@ -253,6 +253,10 @@ class Suite(abc.ABC):
     #: whether the evaluation phases play held-out instances of each task (levels held out from training),
     #: not the trained ones: reports then show each task's score on both and the generalization gap
     held_out_evaluation: bool = False
+    #: the distributions (pip names) the suite's environments depend on beyond benchgen's own, its
+    #: emulator's package say: every run on the suite records their installed versions in
+    #: ``run.json`` (``versions``), and a resume under other versions is refused unless forced
+    software: tuple[str, ...] = ()
 
     def to_frames(self, amount: int) -> int:
         """An amount in ``budget_unit`` as emulator frames."""

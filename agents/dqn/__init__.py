@@ -27,6 +27,7 @@ SPECS = [
         description="DQN (Mnih et al. 2015): Nature network, epsilon-greedy, uniform replay, RMSProp",
         default_num_envs=1,
         device=device_kind,
+        software=("torch",),
         variants=VARIANTS,  # nature (the defaults) and drq_eps (DrQ(epsilon), Atari 100K): see config.py
     )
 ]

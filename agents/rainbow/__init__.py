@@ -30,6 +30,7 @@ SPECS = [
         check_config=WorkerSettingsCheck("rainbow"),
         vector_width=data_parallel_width,
         device=device_kind,
+        software=("torch",),
         variants=VARIANTS,  # paper (the defaults) and der (Data-Efficient Rainbow, Atari 100K): see config.py
     )
 ]

@@ -28,6 +28,7 @@ SPECS = [
         description="Rainbow-IQN (SABER): IQN head, dueling noisy nets, double Q, 3-step PER replay",
         default_num_envs=1,
         device=device_kind,
+        software=("torch",),
         variants=VARIANTS,  # paper (the defaults) and saber_code: see config.py
     )
 ]

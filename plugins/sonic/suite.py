@@ -42,6 +42,7 @@ class SonicSuite(Suite):
     task_score_rule = "mean total reward over all episodes of the budget (learning while playing)"
     default_split = "test"
     default_joint_split = "contest"
+    software = ("stable-retro",)  # the emulator; every run records its version
 
     def __init__(self, levels: Sequence[Level] = LEVELS, protocol: SonicProtocol = SonicProtocol()):
         """``levels`` and ``protocol`` default to the benchmark's; tests pass a test integration

@@ -36,6 +36,7 @@ import pytest
 import yaml
 
 from benchgen.registry import get_registry
+from benchgen.run.planning.plan import CORE_SOFTWARE
 
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "benchgen"
@@ -132,6 +133,15 @@ def test_the_rules_catch_a_name_and_let_the_homonyms_pass(tmp_path):
     assert name_uses(py, "import benchgen_procgen\nname = 'ppo_joint'\n", "procgen") == []
     assert name_uses(tmp_path / "t.csv", "agent,fps\nrandom,3\n", "random") == ["row 2: ['random', '3']"]
     assert name_uses(tmp_path / "t.yaml", "smoke:\n  agent: random\n", "random") == ["YAML value 'random'"]
+
+
+def test_core_records_no_plugins_library():
+    """Core records its own distributions' versions in every run; a suite's or an agent's library
+    is that plugin's to declare (``Suite.software``, ``AgentSpec.software``), never core's."""
+    registry = get_registry()
+    declared = {d for suite in registry.suites.values() for d in suite.software}
+    declared |= {d for spec in registry.agents.values() for d in spec.software}
+    assert declared and not declared & set(CORE_SOFTWARE), sorted(declared & set(CORE_SOFTWARE))
 
 
 def test_the_names_are_known():

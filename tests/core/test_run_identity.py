@@ -4,6 +4,7 @@ protocol or other software is refused unless forced, and a forced resume is reco
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import shutil
 
@@ -81,3 +82,23 @@ def test_resume_under_another_protocol_is_refused_unless_forced(tmp_path):
     (forced,) = json.loads((out / "run.json").read_text())["forced_resumes"]
     assert forced["changes"]["protocol.max_steps"]["recorded"] == 12345
     assert forced["changes"]["version.gymnasium"]["recorded"] == "0.0.1"
+
+
+def test_a_run_resumes_whatever_distributions_it_recorded(tmp_path):
+    """A run recorded before its suite declared a library, or when benchgen recorded one it no
+    longer does, resumes without --force: only versions it recorded are compared, each with the
+    one installed."""
+    out = tmp_path / "run"
+    assert (
+        run_cli(
+            "run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress"
+        ).returncode
+        == 0
+    )
+    meta = json.loads((out / "run.json").read_text())
+    del meta["versions"]["pyyaml"]  # the toy suite's declared library, unknown to an older run
+    meta["versions"]["pytest"] = importlib.metadata.version("pytest")  # one it recorded, declared by none now
+    (out / "run.json").write_text(json.dumps(meta))
+    proc = run_cli("resume", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "forced_resumes" not in json.loads((out / "run.json").read_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import json
 import os
 import signal
@@ -57,6 +58,8 @@ def test_run_records_config_versions_and_exports(tmp_path):
     assert meta["checkpoints"] == [500, 2000]  # the protocol's 1000/4000 scaled to 2000
     assert any(p["name"] == "tests.fixture_plugins.toy_suite" for p in meta["plugins"])
     assert "gymnasium" in meta["versions"]
+    # the suite's own library (Suite.software), beside benchgen's, with its installed version
+    assert meta["versions"]["pyyaml"] == importlib.metadata.version("pyyaml")
     rows = _episodes(out)
     _check_log(rows)
     assert {r["seed"] for r in rows} == {0, 1}

@@ -53,6 +53,7 @@ class ToySuite(Suite):
     score_views = {"score_half": "half"}
     end_reasons = ("game_over", "time_limit")
     default_split = "all"
+    software = ("pyyaml",)  # a library the suite declares: its runs record its version
 
     def tasks(self):
         return list(TASKS)

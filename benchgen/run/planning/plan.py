@@ -13,6 +13,7 @@ import platform
 import sys
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,9 @@ from benchgen.run.planning.cost import describe_cost
 from benchgen.run.planning.resolved import ResolvedRun
 from benchgen.suite import Split, Suite
 
-#: distributions whose versions every run records
-DEPENDENCIES = ("benchgen", "gymnasium", "ale-py", "stable-retro", "torch", "stable-baselines3", "numpy", "pluggy")
+#: distributions whose versions every run records; a run adds those its suite and its agent
+#: declare (``Suite.software``, ``AgentSpec.software``)
+CORE_SOFTWARE = ("benchgen", "gymnasium", "numpy", "pluggy")
 #: values of ``RunConfig.task_sampling`` (see :mod:`benchgen.joint_env`)
 TASK_SAMPLINGS = ("fixed", "episode")
 #: the largest seed numpy's and torch's generators accept
@@ -332,12 +334,17 @@ def describe_settings(r: ResolvedRun) -> list[str]:
     return lines
 
 
-def versions() -> dict[str, str]:
-    """Python, platform and the versions of the distributions a result depends on."""
+def software(r: ResolvedRun) -> tuple[str, ...]:
+    """The distributions a run's results depend on: benchgen's own, its suite's and its agent's."""
+    return tuple(dict.fromkeys((*CORE_SOFTWARE, *r.suite.software, *r.spec.software)))
+
+
+def versions(distributions: Iterable[str]) -> dict[str, str]:
+    """Python, platform and the installed versions of ``distributions`` (those not installed left out)."""
     import importlib.metadata
 
     out = {"python": platform.python_version(), "platform": platform.platform()}
-    for dist in DEPENDENCIES:
+    for dist in distributions:
         try:
             out[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
@@ -373,7 +380,7 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> RunRecord:
         episode_fields=list(r.suite.episode_fields),
         score_views=dict(r.suite.score_views),
         plugins=registry.plugin_versions(),
-        versions=versions(),
+        versions=versions(software(r)),
         created_at=time.time(),
         # the run's identity: made once, kept by copies, so a comparison can tell a copy of a run
         # from another run
@@ -385,13 +392,17 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> RunRecord:
 def drift(record: RunRecord, r: ResolvedRun) -> dict[str, tuple[Any, Any]]:
     """What differs between a run as recorded and the suite and software installed now:
     ``name -> (recorded, installed)`` for each protocol parameter, the suite's version and the
-    version of each distribution a result depends on (Python included, the OS's build not)."""
+    version of each distribution the run recorded (Python included, the OS's build not), against
+    the one installed: a distribution the run did not record (one its suite or agent declared
+    since) is no change, and one it recorded that they no longer declare is still compared."""
     recorded = {f"protocol.{k}": v for k, v in (record.protocol or {}).items()}
     recorded["suite_version"] = record.suite_version
-    recorded |= {f"version.{k}": v for k, v in (record.versions or {}).items() if k != "platform"}
+    recorded_versions = {k: v for k, v in (record.versions or {}).items() if k != "platform"}
+    recorded |= {f"version.{k}": v for k, v in recorded_versions.items()}
     now = {f"protocol.{k}": v for k, v in json.loads(json.dumps(r.suite.protocol(), default=str)).items()}
     now["suite_version"] = r.suite.version
-    now |= {f"version.{k}": v for k, v in versions().items() if k != "platform"}
+    installed = versions(k for k in recorded_versions if k != "python")
+    now |= {f"version.{k}": v for k, v in installed.items() if k != "platform"}
     return {k: (recorded.get(k), now.get(k)) for k in dict.fromkeys([*recorded, *now]) if recorded.get(k) != now.get(k)}
 
 
