@@ -13,6 +13,7 @@ import numpy as np
 
 from benchgen.agent import Agent, AgentEnvironment, AgentNeeds, AgentSpec
 from benchgen.errors import UsageError
+from benchgen_agents.common.checkpoint_io import save_json
 
 
 @dataclass
@@ -49,7 +50,7 @@ class RandomAgent(Agent):
 
     def save(self, directory: Path) -> None:
         state = {"bit_generator": self.rng.bit_generator.state, "seeded_for": getattr(self, "_seeded_for", None)}
-        (Path(directory) / "random_agent.json").write_text(json.dumps(state))
+        save_json(state, Path(directory) / "random_agent.json")
 
     def load(self, directory: Path) -> None:
         path = Path(directory) / "random_agent.json"

@@ -42,6 +42,7 @@ import numpy as np
 from benchgen.agent import Agent, AgentEnvironment
 from benchgen.errors import UsageError
 from benchgen_agents.brute.config import BruteConfig
+from benchgen_agents.common.checkpoint_io import as_json, as_npz, save_files
 
 
 class _Node:
@@ -146,18 +147,13 @@ class BruteAgent(Agent):
                 stats.append((me, a, e[COUNT], e[REWARD], e[ENDS], e[Q]))
                 queue.append((e[CHILD], me, a))
         edges = np.array(stats, dtype=np.float64).reshape(-1, 6)
-        np.savez(
-            directory / "brute.npz",
-            parents=np.array(parents, np.int64),
-            actions=np.array(actions, np.int64),
-            edges=edges,
-        )
+        arrays = {"parents": np.array(parents, np.int64), "actions": np.array(actions, np.int64), "edges": edges}
         state = {
             "bit_generator": self.rng.bit_generator.state,
             "seeded_for": self._seeded_for,
             "episodes": self.episodes,
         }
-        (directory / "brute.json").write_text(json.dumps(state))
+        save_files({directory / "brute.npz": as_npz(arrays), directory / "brute.json": as_json(state)})
 
     def load(self, directory: Path) -> None:
         directory = Path(directory)

@@ -7,8 +7,12 @@ global (a ``__reduce__`` payload, a cloudpickled function). :func:`load_tensors`
 the agents call it, and turns every failure (pickled objects, a damaged or truncated file, a
 directory) into a one-line :class:`~benchgen.errors.UsageError`. JSON files go through
 :func:`load_json`; :func:`refusing_bad_state` does the same for state that loads but does not fit
-the agent. Writers go through a temporary file and a rename, so a reader never sees half a file.
-torch is imported by the tensor functions only: the replay (numpy only) uses the rest.
+the agent. Writers go through :func:`save_files` (:func:`save_tensors` and :func:`save_json`
+call it, :func:`as_json` and :func:`as_npz` give it more kinds of file): each file is written to a temporary
+file beside it, flushed to disk, and renamed into place only once all of the save's files are
+written, so a save that fails or is interrupted leaves the previous files whole and no temporary
+file behind, and a reader never sees half a file. torch is imported by the tensor functions only:
+the replay (numpy only) uses the rest.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ import os
 import pickle
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchgen.errors import UsageError
 
@@ -29,29 +33,64 @@ from benchgen.errors import UsageError
 REFUSED_HINT = "start from a checkpoint written by this version of benchgen (or retrain)"
 
 
-def _write_atomically(path: Path, write) -> None:
-    path = Path(path)
-    # open(), not mkstemp: the file gets the umask's permissions (mkstemp's are 0600), as a plain write would
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+#: writes one checkpoint file into the open binary handle it is given
+Writer = Callable[[BinaryIO], object]
+
+
+def save_files(writers: Mapping[Path, Writer]) -> None:
+    """Write the files of one save: ``writers[path](handle)`` fills a temporary file beside ``path``,
+    which is flushed and synced; only when every file is written are they renamed into place (and
+    their directories synced). A failure or an interrupt while writing leaves each old file as it
+    was and removes the temporary files."""
+    temps: dict[Path, Path] = {}
     try:
-        with open(tmp, "xb") as handle:
-            write(handle)
-        os.replace(tmp, path)
+        for path, write in writers.items():
+            path = Path(path)
+            # open(), not mkstemp: the file gets the umask's permissions (mkstemp's are 0600), as a plain write would
+            tmp = temps[path] = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+            with open(tmp, "xb") as handle:
+                write(handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        for tmp in temps.values():
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
         raise
+    for directory in {path.parent for path in temps}:
+        with contextlib.suppress(OSError):  # (not every file system syncs a directory; the rename is done)
+            fd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+def as_json(obj: Any, indent: int | None = None) -> Writer:
+    """The :data:`Writer` of ``obj`` as JSON (``json.dumps``'s text, as ``Path.write_text`` wrote it)."""
+    return lambda handle: handle.write(json.dumps(obj, indent=indent).encode())
+
+
+def as_npz(arrays: Mapping[str, Any], compressed: bool = False) -> Writer:
+    """The :data:`Writer` of ``arrays`` as a ``.npz`` archive (``numpy.savez``, or ``savez_compressed``)."""
+    import numpy as np
+
+    save = np.savez_compressed if compressed else np.savez
+    return lambda handle: save(handle, **arrays)
 
 
 def save_tensors(obj: dict[str, Any], path: Path) -> None:
     """``torch.save`` ``obj`` (tensors, state dicts, numbers, strings) to ``path``, atomically."""
     import torch
 
-    _write_atomically(path, lambda handle: torch.save(obj, handle))
+    save_files({Path(path): lambda handle: torch.save(obj, handle)})
 
 
 def save_json(obj: Any, path: Path, indent: int | None = None) -> None:
     """Write ``obj`` as JSON to ``path``, atomically."""
-    _write_atomically(path, lambda handle: handle.write(json.dumps(obj, indent=indent).encode()))
+    save_files({Path(path): as_json(obj, indent)})
 
 
 def _first_line(exc: BaseException) -> str:

@@ -45,6 +45,7 @@ import numpy as np
 
 from benchgen.agent import Agent, AgentEnvironment, TrainingContext
 from benchgen.errors import UsageError
+from benchgen_agents.common.checkpoint_io import as_json, as_npz, save_files
 from benchgen_agents.jerk.config import REQUIRED_ACTIONS, JerkConfig
 
 STATE_FILE = "jerk.json"
@@ -204,9 +205,10 @@ class JerkAgent(Agent):
                 np.concatenate([s.actions for s in inst.solutions]) if inst.solutions else np.zeros(0, np.int16)
             )
             arrays[f"lengths_{i}"] = np.array([len(s.actions) for s in inst.solutions], dtype=np.int64)
-        np.savez_compressed(directory / SOLUTIONS_FILE, **arrays)
         state = {"instances": [inst.state() for inst in self.instances], "config": vars(self.config)}
-        (directory / STATE_FILE).write_text(json.dumps(state))
+        save_files(
+            {directory / SOLUTIONS_FILE: as_npz(arrays, compressed=True), directory / STATE_FILE: as_json(state)}
+        )
 
     def load(self, directory: Path) -> None:
         directory = Path(directory)

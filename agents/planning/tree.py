@@ -24,6 +24,7 @@ import numpy as np
 
 from benchgen.agent import Agent, AgentEnvironment
 from benchgen.errors import UsageError
+from benchgen_agents.common.checkpoint_io import save_json
 
 
 class Node:
@@ -102,7 +103,7 @@ class PlannerAgent(Agent):
 
     def save(self, directory: Path) -> None:
         state = {"bit_generator": self.rng.bit_generator.state, "seeded_for": self._seeded_for}
-        (Path(directory) / "planner.json").write_text(json.dumps(state))
+        save_json(state, Path(directory) / "planner.json")
 
     def load(self, directory: Path) -> None:
         path = Path(directory) / "planner.json"

@@ -31,6 +31,7 @@ from benchgen.errors import UsageError
 from benchgen_agents.ale_features import FEATURE_SETS, make_extractor
 from benchgen_agents.ale_features.common import SCREEN_SHAPE, BackgroundHistogram
 from benchgen_agents.ale_features.ram import RAM_BYTES
+from benchgen_agents.common.checkpoint_io import as_json, as_npz, save_files
 from benchgen_agents.sarsa.config import SarsaConfig
 from benchgen_agents.sarsa.learner import TRACES, SparseSarsaLambda
 
@@ -260,8 +261,7 @@ class SarsaAgent(Agent):
         }
         if hasattr(self.extractor, "finish"):  # DISCO: its discovery so far and its classes
             state["disco"] = self.extractor.state()
-        np.savez(directory / ARRAYS_FILE, **arrays)
-        (directory / STATE_FILE).write_text(json.dumps(state))
+        save_files({directory / ARRAYS_FILE: as_npz(arrays), directory / STATE_FILE: as_json(state)})
 
     def load(self, directory: Path) -> None:
         directory = Path(directory)
