@@ -9,13 +9,13 @@ again with the command ``docs/measurements/learning.md`` quotes, exported and co
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from docs_plots import ROOT, Panel, draw_panels
+from benchgen_gymnasium.published import rl_zoo_scores
+from docs_plots import Panel, draw_panels
 
 from benchgen.inputs import csv_reader
 from benchgen.registry import get_registry
@@ -75,18 +75,6 @@ class Page:
     figures: dict[str, Callable[[Path], None]] = field(default_factory=dict)
 
 
-def rl_zoo_scores() -> dict[tuple[str, str], float]:
-    """The RL Zoo's published scores: the gymnasium suite ships no table of them (``benchgen
-    references gymnasium`` has gymnasium's reward thresholds only); their one owner is the slow
-    check that holds benchgen to them."""
-    sys.path.insert(0, str(ROOT))
-    try:
-        from tests.gymnasium_suite.test_rl_zoo_scores import RL_ZOO
-    finally:
-        sys.path.remove(str(ROOT))
-    return RL_ZOO
-
-
 @dataclass(frozen=True)
 class ShortRun:
     """One short learning run committed for the pages, as it was made."""
@@ -137,6 +125,8 @@ def last_mean(scores: np.ndarray, n: int = 100) -> float | None:
 
 def gymnasium_page() -> Page:
     """Classic control: each run's greedy evaluation beside the RL Zoo's published score."""
+    # the RL Zoo's published scores, the suite's data (not a table of ``benchgen references gymnasium``,
+    # which has gymnasium's reward thresholds only)
     folder, zoo = RESULTS / "gymnasium", rl_zoo_scores()
     threshold = references("gymnasium")["reward_threshold"]
     body = [
@@ -145,7 +135,7 @@ def gymnasium_page() -> Page:
         "RUN --episodes 100`; the last-100 training-episode mean (exploration included) in brackets. "
         "Published: the RL Zoo's `benchmark.md` at commit 22e3ff2 (not shipped as a reference table: "
         "`benchgen references gymnasium` has only gymnasium's `reward_threshold`, shown beside it; the "
-        "numbers are held by `tests/gymnasium_suite/test_rl_zoo_scores.py`). "
+        "numbers are the suite's `plugins/gymnasium_suite/data/rl_zoo_benchmark.csv`). "
         f"Quoted: the first measurement of the same command, in {LEARNING_MD}; this run is a second one.",
         "",
         "| agent | task | budget | greedy [training] here | quoted | RL Zoo | reward threshold | minutes | command |",

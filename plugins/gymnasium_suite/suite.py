@@ -14,7 +14,8 @@ RL Zoo's tuned settings of the shared agents for its tasks (``tuned/dqn.yaml``, 
 network, replay, learning start, exploration and the task's budget, ``n_timesteps``, used when a
 run gives no ``--frames``/``--timesteps``), and no frame stack or reward clipping on any task
 (vector observations); ``benchgen run gymnasium AGENT --tasks TASK --plan`` shows every value
-and its source, and ``--config``/``--set`` override them.
+and its source, and ``--config``/``--set`` override them. The scores the RL Zoo published for
+those settings are the suite's ``data/rl_zoo_benchmark.csv`` (:mod:`benchgen_gymnasium.published`).
 
 Scoring is raw: a task's score is the mean return of its last 100 episodes. Gymnasium publishes
 no random scores, and a table shipped here would name tasks missing where an optional extra is

@@ -4,10 +4,10 @@ of the RL Baselines3 Zoo's published score (slow: minutes to half an hour each o
 
     python -m pytest -m slow tests/gymnasium_suite/test_rl_zoo_scores.py -k "dqn and Acrobot"
 
-Published scores: ``benchmark.md`` of DLR-RM/rl-baselines3-zoo at commit
-22e3ff2450fd92033f7f032915e1f64894a09584, the mean return of the trained agent (deterministic
-policy) over about 150,000 evaluation steps, one training run each. benchgen is held to the same
-measure: the trained run's agent evaluated greedily with ``benchgen evaluate RUN`` (100 episodes;
+Published scores: the suite's ``data/rl_zoo_benchmark.csv`` (:mod:`benchgen_gymnasium.published`),
+``benchmark.md`` of DLR-RM/rl-baselines3-zoo at commit 22e3ff2450fd92033f7f032915e1f64894a09584,
+the mean return of the trained agent (deterministic policy) over about 150,000 evaluation steps,
+one training run each. benchgen is held to the same measure: the trained run's agent evaluated greedily with ``benchgen evaluate RUN`` (100 episodes;
 for ppo the policy's most probable action, the suite's ``deterministic_eval``, as the RL Zoo
 evaluates every task but Atari).
 The mean of the last 100 training episodes (exploration included: DQN's final epsilon 0.04 to
@@ -28,23 +28,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from benchgen_gymnasium.published import rl_zoo_rows, rl_zoo_scores
 
+from benchgen.config import RunConfig
+from benchgen.registry import get_registry
+from benchgen.run.planning.plan import resolve
 from tests.conftest import run_cli_subprocess
 
-#: (agent, task) -> the RL Zoo's published mean return (benchmark.md, commit 22e3ff2: the rows
-#: "dqn Acrobot-v1 -76.639 100k", "dqn CartPole-v1 500.000 50k", "dqn MountainCar-v0 -100.849 120k",
-#: "ppo Acrobot-v1 -73.506 1M", "ppo CartPole-v1 500.000 100k", "ppo MountainCar-v0 -110.423 1M").
-#: These are every gymnasium task of this suite with an entry for benchgen's dqn or ppo in the RL
-#: Zoo's hyperparams/{dqn,ppo}.yml; LunarLander-v3 (dqn, ppo) would be one where Box2D is installed
-#: (benchmark.md scores LunarLander-v2, an older version).
-RL_ZOO = {
-    ("dqn", "CartPole-v1"): 500.0,
-    ("dqn", "Acrobot-v1"): -76.639,
-    ("dqn", "MountainCar-v0"): -100.849,
-    ("ppo", "CartPole-v1"): 500.0,
-    ("ppo", "Acrobot-v1"): -73.506,
-    ("ppo", "MountainCar-v0"): -110.423,
-}
+#: (agent, task) -> the RL Zoo's published mean return: its algorithms are benchgen's agents of
+#: the same names
+RL_ZOO = rl_zoo_scores()
 FRACTION = 0.9
 RANDOM_STEPS = 20_000
 
@@ -81,6 +74,15 @@ def evaluation_mean(run_dir: Path) -> float:
         conn.close()
     assert len(scores) >= EVAL_EPISODES, len(scores)
     return sum(scores) / len(scores)
+
+
+@pytest.mark.parametrize("row", rl_zoo_rows(), ids=lambda row: f"{row.algorithm}-{row.task}")
+def test_a_run_with_no_flags_trains_for_the_published_budget(row):
+    """``benchgen run gymnasium AGENT --tasks TASK`` takes the budget the RL Zoo's score was
+    published after (its ``n_timesteps``), from the suite's tuned settings: the slow check below
+    compares like with like."""
+    run = resolve(get_registry(), RunConfig(suite="gymnasium", agent=row.algorithm, tasks=[row.task]), {})
+    assert run.budget == row.n_timesteps
 
 
 @pytest.mark.slow
