@@ -57,6 +57,7 @@ SPECS = [
         vector_width=vector_width,
         device=device_kind,
         round_steps=round_steps,
+        software=("torch", "stable-baselines3"),
     )
 ]
 

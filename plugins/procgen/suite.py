@@ -60,6 +60,8 @@ class ProcgenSuite(Suite):
     default_split = "all"
     default_joint_split = "coinrun_levels"
     default_protocol = protocols.DEFAULT
+    # the emulator (installed without its pins: README, "Set up"); every run records their versions
+    software = ("procgen-mirror", "gym3")
     #: test rounds play test levels: reports show train, test and the gap per game
     held_out_evaluation = True
 
