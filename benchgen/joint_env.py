@@ -7,8 +7,8 @@ suite (``Suite.make_env([task], ...)``) and, whenever the suite reports that slo
 (its own :class:`~benchgen.suite.EpisodeEnd`, not the agent-facing ``terminated`` flag, which a
 protocol may raise at a lost life while the recorded episode goes on), draws the next task
 uniformly from the task set. A slot whose task changes closes its env and builds one for the
-new task, so at most one env per slot is open (stable-retro allows one emulator per process;
-Sonic's envs live in worker processes). Every episode is recorded under the task it played.
+new task, so at most one env per slot is open (some emulators allow one instance per process,
+and a suite may keep its envs in worker processes). Every episode is recorded under the task it played.
 
 Hand-written because gymnasium's vector envs fix each sub-environment's env for their lifetime;
 none switches the env of a sub-environment between episodes.

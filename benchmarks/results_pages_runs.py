@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from benchgen_gymnasium.published import rl_zoo_scores
 from docs_plots import Panel, draw_panels
 
 from benchgen.inputs import csv_reader
 from benchgen.registry import get_registry
+from benchgen_gymnasium.published import rl_zoo_scores
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DEV_MACHINE = (

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import benchgen_gymnasium
 import pytest
+
+import benchgen_gymnasium
+from benchgen.testing import SuiteConformance, check_gymnasium_env_checker
 from benchgen_gymnasium import catalog
 from benchgen_gymnasium.env import make_single
 from benchgen_gymnasium.suite import GymnasiumSuite
-
-from benchgen.testing import SuiteConformance, check_gymnasium_env_checker
 
 
 def _single(task: str):

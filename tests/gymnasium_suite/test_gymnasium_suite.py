@@ -8,14 +8,14 @@ import importlib.util
 import gymnasium as gym
 import numpy as np
 import pytest
-from benchgen_gymnasium import catalog
-from benchgen_gymnasium.env import GymnasiumVectorEnv, sub_seed
-from benchgen_gymnasium.observations import ObservationCodec
-from benchgen_gymnasium.suite import GymnasiumSuite
 from gymnasium.envs.registration import EnvSpec
 
 from benchgen.agent import AgentNeeds
 from benchgen.errors import UsageError
+from benchgen_gymnasium import catalog
+from benchgen_gymnasium.env import GymnasiumVectorEnv, sub_seed
+from benchgen_gymnasium.observations import ObservationCodec
+from benchgen_gymnasium.suite import GymnasiumSuite
 
 
 @pytest.fixture

@@ -28,11 +28,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from benchgen_gymnasium.published import rl_zoo_rows, rl_zoo_scores
 
 from benchgen.config import RunConfig
 from benchgen.registry import get_registry
 from benchgen.run.planning.plan import resolve
+from benchgen_gymnasium.published import rl_zoo_rows, rl_zoo_scores
 from tests.conftest import run_cli_subprocess
 
 #: (agent, task) -> the RL Zoo's published mean return: its algorithms are benchgen's agents of
