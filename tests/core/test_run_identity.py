@@ -31,6 +31,14 @@ def _with_id(path, run_id):
     (path / "run.json").write_text(json.dumps(meta))
 
 
+def _toy_run(tmp_path):
+    """A finished toy run's directory (random play, 400 frames)."""
+    out = tmp_path / "run"
+    proc = run_cli("run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
 def test_a_copied_run_counts_once(tmp_path, compare_plugins):
     make_run(tmp_path / "r" / "a", "agent_a", A)
     make_run(tmp_path / "r" / "b", "agent_b", B)
@@ -52,24 +60,12 @@ def test_a_seed_run_twice_counts_once(tmp_path, compare_plugins):
 
 
 def test_new_runs_get_an_identity(tmp_path):
-    out = tmp_path / "run"
-    assert (
-        run_cli(
-            "run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress"
-        ).returncode
-        == 0
-    )
+    out = _toy_run(tmp_path)
     assert len(json.loads((out / "run.json").read_text())["run_id"]) == 32
 
 
 def test_resume_under_another_protocol_is_refused_unless_forced(tmp_path):
-    out = tmp_path / "run"
-    assert (
-        run_cli(
-            "run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress"
-        ).returncode
-        == 0
-    )
+    out = _toy_run(tmp_path)
     meta = json.loads((out / "run.json").read_text())
     meta["protocol"]["max_steps"] = 12345
     meta["versions"]["gymnasium"] = "0.0.1"
@@ -88,13 +84,7 @@ def test_a_run_resumes_whatever_distributions_it_recorded(tmp_path):
     """A run recorded before its suite declared a library, or when benchgen recorded one it no
     longer does, resumes without --force: only versions it recorded are compared, each with the
     one installed."""
-    out = tmp_path / "run"
-    assert (
-        run_cli(
-            "run", "toy", "random", "--tasks", "count-20", "--frames", "400", "--out", out, "--no-progress"
-        ).returncode
-        == 0
-    )
+    out = _toy_run(tmp_path)
     meta = json.loads((out / "run.json").read_text())
     del meta["versions"]["pyyaml"]  # the toy suite's declared library, unknown to an older run
     meta["versions"]["pytest"] = importlib.metadata.version("pytest")  # one it recorded, declared by none now
