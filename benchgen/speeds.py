@@ -83,3 +83,61 @@ def read_speeds_csv(path: str | Path, shown_as: str = "") -> list[Speed]:
                 raise UsageError(f"{path}:{lineno}: device must be one of {', '.join(MACHINES)}, not {speed.device!r}")
             out.append(speed)
     return out
+
+
+#: the columns of an evaluation file
+EVALUATION_COLUMNS = ("agent", "variant", "task", "episode_frames", "frames_per_second", "measured")
+
+
+@dataclass(frozen=True)
+class EvaluationSpeed:
+    """How one agent's (``variant``'s, if not None) evaluation episodes of one task ran: their mean
+    length and the emulator frames per second while evaluating (no learner updates; a trained
+    agent's episodes can run far longer than its training episodes)."""
+
+    agent: str
+    variant: str | None
+    task: str
+    episode_frames: float
+    """Mean emulator frames of an evaluation episode."""
+    frames_per_second: float
+    """Emulator frames per second while evaluating."""
+    measured: str
+    """What was measured, in words."""
+    table: str = ""
+    """The file the row comes from, as the plan names it."""
+
+
+def read_evaluation_csv(path: str | Path, shown_as: str = "") -> list[EvaluationSpeed]:
+    """The rows of an evaluation file (:data:`EVALUATION_COLUMNS`; leading ``#`` lines describe how
+    it was measured); a malformed row is one line naming the file and the line."""
+    from benchgen.inputs import csv_reader
+
+    path = Path(path)
+    with path.open(newline="", encoding="utf-8") as f:
+        lines = f.read().splitlines(keepends=True)
+    comments = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    reader = csv_reader(lines[comments:], str(path))
+    missing = [c for c in EVALUATION_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise UsageError(f"{path}: needs the columns {','.join(EVALUATION_COLUMNS)} (missing {','.join(missing)})")
+    out = []
+    for lineno, row in enumerate(reader, start=comments + 2):
+        try:
+            entry = EvaluationSpeed(
+                row["agent"].strip(),
+                row["variant"].strip() or None,
+                row["task"].strip(),
+                float(row["episode_frames"]),
+                float(row["frames_per_second"]),
+                row["measured"].strip(),
+                shown_as or str(path),
+            )
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise UsageError(f"{path}:{lineno}: malformed evaluation row ({exc})") from None
+        if not entry.agent or not entry.task or entry.episode_frames <= 0 or entry.frames_per_second <= 0:
+            raise UsageError(
+                f"{path}:{lineno}: a row needs an agent, a task, episode_frames > 0 and frames_per_second > 0"
+            )
+        out.append(entry)
+    return out

@@ -36,7 +36,7 @@ import gymnasium as gym
 from benchgen.errors import UsageError
 from benchgen.inputs import read_yaml
 from benchgen.scoring import PublishedAggregate, ReferenceScores, Scorer, read_reference_csv, read_score_csv
-from benchgen.speeds import Speed, read_speeds_csv
+from benchgen.speeds import EvaluationSpeed, Speed, read_evaluation_csv, read_speeds_csv
 from benchgen.tuned import TunedSettings, entries_for, load_tuned_file
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +49,8 @@ RANDOM_SCORES_FILE = "random_scores.csv"
 REFERENCE_SCORES_SUFFIX = "_scores.csv"
 #: a suite's measured speeds, in its ``data/`` folder (see ``Suite.measured_speeds``)
 SPEEDS_FILE = "speeds.csv"
+#: a suite's measured evaluation episodes, in its ``data/`` folder (see ``Suite.measured_evaluation``)
+EVALUATION_SPEEDS_FILE = "evaluation_speeds.csv"
 
 
 @dataclass
@@ -440,6 +442,18 @@ class Suite(abc.ABC):
             return []
         package = type(self).__module__.rpartition(".")[0]  # where the file is, as the plan names it
         return read_speeds_csv(files[0], f"{package.replace('.', '/') + '/' if package else ''}data/{SPEEDS_FILE}")
+
+    def measured_evaluation(self) -> list[EvaluationSpeed]:
+        """How agents' evaluation episodes ran on this suite's tasks (mean length, frames per
+        second; :class:`benchgen.speeds.EvaluationSpeed`), from which the planner counts the
+        evaluation rounds of :meth:`evaluation_schedule` in a run's wall time:
+        ``data/evaluation_speeds.csv``; none without that file (evaluation is then not estimated)."""
+        files = self.package_files("data", EVALUATION_SPEEDS_FILE)
+        if not files:
+            return []
+        package = type(self).__module__.rpartition(".")[0]
+        shown = f"{package.replace('.', '/') + '/' if package else ''}data/{EVALUATION_SPEEDS_FILE}"
+        return read_evaluation_csv(files[0], shown)
 
     def published_aggregates(self) -> list[PublishedAggregate]:
         """The aggregates the suite's papers print, each recomputed from the per-task reference

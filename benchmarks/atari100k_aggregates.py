@@ -241,21 +241,30 @@ def wall_times(rows: list[dict]) -> dict[str, float]:
     }
 
 
-def planned_minutes(variant: str) -> tuple[float, str]:
-    """The planner's training estimate for one game of ``variant`` (``benchgen run ... --plan``):
-    minutes per unit, and its line."""
+def planned_minutes(variant: str, game: str = "alien") -> tuple[float, float, str]:
+    """The planner's estimate for one game of ``variant`` (``benchgen run ... --plan``): training
+    minutes per unit, the whole unit's (training and the evaluation it counts where the suite
+    measured the game's evaluation episodes; nan where it says evaluation is not estimated), and
+    its line."""
     agent = "rainbow" if variant == "der" else "dqn"
     out = subprocess.run(
-        [sys.executable, "-m", "benchgen", "run", "atari_saber", agent, "--protocol", "atari100k", "--tasks", "alien"]
+        [sys.executable, "-m", "benchgen", "run", "atari_saber", agent, "--protocol", "atari100k", "--tasks", game]
         + ["--set", f"variant={variant}", "--plan"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
     line = next(line.strip() for line in out.splitlines() if "wall time (estimated)" in line)
-    found = re.search(r"train ([\d.]+) (min|h) per unit", line)
-    value = float(found.group(1)) * (60 if found.group(2) == "h" else 1)
-    return value, line
+    train = re.search(r"train ([\d.]+ (?:s|min|h)) per unit", line)
+    total = re.search(r"; ([\d.]+ (?:s|min|h)) in total", line)
+    whole = float("nan") if "not estimated" in line else _minutes(total.group(1))
+    return _minutes(train.group(1)), whole, line
+
+
+def _minutes(duration: str) -> float:
+    """Minutes of one of the plan's durations (``40 s``, ``12 min``, ``3.5 h``)."""
+    value, unit = duration.split()
+    return float(value) * {"s": 1 / 60, "min": 1, "h": 60}[unit]
 
 
 # --- the page ---------------------------------------------------------------------------------
@@ -558,34 +567,40 @@ def cost_lines(result: dict, since: str = SINCE) -> tuple[list[str], dict]:
     for variant in AGENTS:
         if variant not in result["episodes"]:
             continue
-        planned, line = planned_minutes(variant)
+        planned, _, line = planned_minutes(variant)
         rows, clean = [], []
         for g, seeds in sorted(result["episodes"][variant].items()):
+            game_train, game_whole, _ = planned_minutes(variant, g)
             for s, eps in sorted(seeds.items()):
                 if not any(r["phase"] == EVAL_PHASE for r in eps):
                     continue
                 w = wall_times(eps)
+                w["ratio"] = w["whole"] / game_whole
                 start = float(eps[0]["wall_time"])
                 if w["gaps"] == 0 and start >= cutoff:
                     clean.append(w)
                 when = datetime.datetime.fromtimestamp(start, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
                 rows.append(
                     [f"{g} seed {s}", when, f"{w['train']:.1f}", f"{w['whole']:.1f}", f"{w['gaps']:.0f}"]
-                    + [f"{w['train'] / planned:.2f}", f"{w['whole'] / planned:.2f}"]
+                    + [f"{w['train'] / game_train:.2f}", f"{game_whole:.0f}", f"{w['ratio']:.2f}"]
                 )
-        lines += [f"{AGENTS[variant][0]}: the planner says `{line}`.", ""]
+        lines += [f"{AGENTS[variant][0]}: the planner says, for alien, `{line}`.", ""]
         head = ["run", "started (UTC)", "training (min)", "whole run (min)", f"pauses > {GAP_S // 60} min (min)"]
-        lines += table(head + ["training / planned", "whole / planned"], rows)
+        lines += table(head + ["training / planned", "planned whole (min)", "whole / planned"], rows)
         if clean:
             train = float(np.median([w["train"] for w in clean]))
             whole = float(np.median([w["whole"] for w in clean]))
+            ratio = float(np.median([w["ratio"] for w in clean]))
             summary[variant] = {"planned": planned, "train_median": train, "whole_median": whole, "n": len(clean)}
+            summary[variant]["whole_ratio_median"] = ratio
             lines += [
                 f"Over the {len(clean)} run{'s' if len(clean) > 1 else ''} started since {since} UTC (the planner's "
                 "speeds) without a pause: "
                 f"median training {train:.1f} min "
-                f"({train / planned:.2f} of the planned {planned:.0f}), median whole run {whole:.1f} min "
-                f"({whole / planned:.2f} of it: the plan counts training only).",
+                f"({train / planned:.2f} of the planned {planned:.0f}), median whole run {whole:.1f} min; "
+                f"median whole / planned {ratio:.2f} (the plan counts the game's evaluation episodes from "
+                "plugins/atari_saber/data/evaluation_speeds.csv, measured from these runs by "
+                "benchmarks/atari100k_evaluation_speeds.py).",
                 "",
             ]
     return lines, summary

@@ -13,7 +13,8 @@ from benchgen.errors import UsageError
 from benchgen.registry import get_registry
 from benchgen.run.planning.cost import describe_cost, find_speed
 from benchgen.run.planning.plan import plan_units, resolve
-from benchgen.speeds import Speed, read_speeds_csv
+from benchgen.speeds import Speed, read_evaluation_csv, read_speeds_csv
+from tests.conftest import run_cli
 
 HEADER = "agent,variant,frames_per_second,num_envs,device,measured\n"
 
@@ -72,3 +73,60 @@ def test_a_joint_of_needs_a_joint_agent_and_random_play_is_declared():
     with pytest.raises(TypeError, match="joint_of"):
         dataclasses.replace(spec, name="x", joint_of="ppo")
     assert get_registry().random_play_agent() == "random"
+
+
+def test_the_plan_counts_evaluation_from_the_suites_measured_episodes():
+    """The Atari 100K plan of one DER game (benchmarks/atari100k_runs.sh) counts its 100 evaluation
+    episodes from the shipped row: a trained agent's Breakout episodes run long, the evaluation
+    outlasts the training (issue 45)."""
+    from benchgen.run.planning.cost import duration, find_evaluation
+
+    proc = run_cli(
+        "run", "atari_saber", "rainbow", "--protocol", "atari100k", "--tasks", "breakout", "--seeds", "0",
+        "--set", "variant=der", "--plan",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="rainbow", tasks=["breakout"], protocol="atari100k")
+    resolved = resolve(registry, run, {"variant": "der"})
+    row = find_evaluation(resolved, "breakout")
+    assert row is not None and row.variant == "der" and row.table == "benchgen_atari_saber/data/evaluation_speeds.csv"
+    evaluation = 100 * row.episode_frames / row.frames_per_second
+    training = 400_000 / find_speed(resolved)[0].frames_per_second
+    assert f"train {duration(training)} per unit, train_eval {duration(evaluation)} per unit; " in proc.stdout
+    assert f"; {duration(training + evaluation)} in total, one unit after another" in proc.stdout
+    assert (
+        f"breakout {row.episode_frames:,.0f} frames an episode at {row.frames_per_second:,.0f} frames/s" in proc.stdout
+    )
+    assert "not estimated" not in proc.stdout
+
+
+def test_a_task_without_a_measured_evaluation_is_not_estimated():
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="rainbow", tasks=["pong"], protocol="atari100k")
+    resolved = resolve(registry, run, {"variant": "der"})
+    lines = describe_cost(resolved, plan_units(resolved))
+    assert "train_eval not estimated;" in lines[0] and "(without the evaluation not estimated)" in lines[0], lines
+    assert lines[2].startswith("    evaluation not estimated for pong: no measured evaluation of rainbow variant=der")
+    # a protocol without evaluation rounds plans as before
+    saber = resolve(registry, dataclasses.replace(run, protocol=None), {"variant": "der"})
+    assert "eval" not in " ".join(describe_cost(saber, plan_units(saber)))
+
+
+EVAL_HEADER = "# how it was measured\nagent,variant,task,episode_frames,frames_per_second,measured\n"
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("agent,task\nmyagent,a\n", "needs the columns"),
+        (EVAL_HEADER + "myagent,,a,long,10,x\n", ":3: malformed evaluation row"),
+        (EVAL_HEADER + "myagent,,a,100,0,x\n", ":3: a row needs an agent, a task, episode_frames > 0"),
+    ],
+)
+def test_a_malformed_evaluation_file_is_one_line_naming_it(tmp_path, text, fragment):
+    path = tmp_path / "evaluation_speeds.csv"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=fragment) as info:
+        read_evaluation_csv(path)
+    assert "\n" not in str(info.value)

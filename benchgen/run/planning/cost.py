@@ -8,6 +8,11 @@ will use a CUDA device (``AgentSpec.device``) is planned from. There is no calib
 is printed in a moment and writes nothing. Each row says what was measured and when; a suite and
 agent without a row get no estimate, never a guess. A faster or idler machine (more cores,
 another GPU) runs faster than the plan says.
+
+A protocol's evaluation rounds (``Suite.evaluation_schedule``) are counted where the suite measured
+its agent's evaluation episodes on the task (``Suite.measured_evaluation``: their mean length and
+frames per second; a trained agent's episodes can run far longer than its training episodes); a
+task without such a row is said to be not estimated, never guessed.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from benchgen.speeds import MACHINES, Speed
+from benchgen.speeds import MACHINES, EvaluationSpeed, Speed
 
 if TYPE_CHECKING:
     from benchgen.results.store import Unit
@@ -31,6 +36,90 @@ def speeds(r: ResolvedRun) -> list[Speed]:
     return list(r.suite.measured_speeds())
 
 
+def _agent_names(r: ResolvedRun) -> tuple[list[str], str | None]:
+    """The agent names a suite's rows may hold for the run (its own, then its single-task agent's,
+    ``AgentSpec.joint_of``) and its variant (None: the agent declares none)."""
+    variant = r.agent_config.variant if r.spec.variants else None  # (declared: the config has the field)
+    return [r.spec.name, *([r.spec.joint_of] if r.spec.joint_of else [])], variant
+
+
+def find_evaluation(r: ResolvedRun, task: str) -> EvaluationSpeed | None:
+    """The suite's measured evaluation of the run's agent on ``task`` (its variant's, else one
+    for any variant; a joint agent without rows takes its single-task agent's). None: no row."""
+    names, variant = _agent_names(r)
+    measured = [e for e in r.suite.measured_evaluation() if e.task == task]
+    for name in names:
+        entries = [e for e in measured if e.agent == name]
+        for e in entries:
+            if e.variant is not None and e.variant == variant:
+                return e
+        for e in entries:
+            if e.variant is None:
+                return e
+    return None
+
+
+def evaluation_rounds(r: ResolvedRun, u: Unit) -> int:
+    """How many evaluation rounds a unit plays (``Suite.evaluation_schedule``): one at every
+    interval of training frames, one after training, and the best agent's round; 0 without a
+    schedule or for a unit that does not learn."""
+    schedule = r.suite.evaluation_schedule()
+    if schedule is None or not u.learn:
+        return 0
+    every = schedule.interval_frames
+    return (1 + (u.budget_frames - 1) // every if every else 1) + int(schedule.best_policy)
+
+
+def evaluation_seconds(r: ResolvedRun, u: Unit) -> tuple[float, list[str]]:
+    """The estimated wall time of a unit's evaluation rounds, and the unit's tasks without a
+    measured evaluation (their rounds are not in the time)."""
+    schedule, rounds = r.suite.evaluation_schedule(), evaluation_rounds(r, u)
+    if schedule is None or not rounds:
+        return 0.0, []
+    seconds, missing = 0.0, []
+    for task in dict.fromkeys(u.tasks):
+        e = find_evaluation(r, task)
+        if e is None:
+            missing.append(task)
+            continue
+        frames = schedule.episodes * e.episode_frames if schedule.episodes else schedule.frames
+        seconds += rounds * frames / e.frames_per_second
+    return seconds, missing
+
+
+def describe_evaluation(r: ResolvedRun, units: list[Unit], missing: list[str]) -> list[str]:
+    """The plan's line on where the evaluation estimate comes from, and which tasks have none."""
+    schedule = r.suite.evaluation_schedule()
+    if schedule is None or not any(evaluation_rounds(r, u) for u in units):
+        return []
+    tasks = sorted({t for u in units if evaluation_rounds(r, u) for t in u.tasks})
+    found = [e for e in (find_evaluation(r, t) for t in tasks) if e is not None]
+    names, variant = _agent_names(r)
+    what = f"{names[0]}{f' variant={variant}' if variant else ''} on {r.suite.name}"
+    lines = []
+    if found:
+        rounds = sorted({evaluation_rounds(r, u) for u in units if evaluation_rounds(r, u)})
+        quota = f"{schedule.episodes:,} episodes" if schedule.episodes else f"{schedule.frames:,} frames"
+        if len(found) <= 3:
+            each = ", ".join(
+                f"{e.task} {e.episode_frames:,.0f} frames an episode at {e.frames_per_second:,.0f} frames/s ({e.measured})"
+                for e in found
+            )
+        else:
+            each = f"the measured episodes of {len(found)} of its {len(tasks)} tasks"
+        lines.append(
+            f"    evaluation ({quota} a round, {' / '.join(map(str, rounds))} round{'s' * (rounds != [1])} a unit) "
+            f"from {each}, {what}; shipped table ({found[0].table}, no calibration)"
+        )
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        lines.append(
+            f"    evaluation not estimated for {shown}: no measured evaluation of {what} "
+            "(a suite lists the measured ones in its data/evaluation_speeds.csv)"
+        )
+    return lines
+
+
 def run_device(r: ResolvedRun) -> str:
     """Where the run's agent will put its network, as the agent declares it (``AgentSpec.device``):
     "cpu" or "cuda"; "cpu" for an agent that declares nothing."""
@@ -43,8 +132,7 @@ def find_speed(r: ResolvedRun) -> tuple[Speed, str] | None:
     run at that speed at best), measured on the run's device where the suite has one, else on the
     other; with the run's device ("cpu" when the suite holds that agent on the CPU only: the
     device is then not asked). None: no entry."""
-    variant = r.agent_config.variant if r.spec.variants else None  # (declared: the config has the field)
-    names = [r.spec.name, *([r.spec.joint_of] if r.spec.joint_of else [])]
+    names, variant = _agent_names(r)
     measured = speeds(r)
     for name in names:
         entries = [s for s in measured if s.agent == name]
@@ -88,14 +176,31 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
         ]
     speed, device = found
     per_phase: dict[str, list[float]] = {}
+    evaluation: dict[str, list[float]] = {}
+    missing: list[str] = []
     for u in units:
         per_phase.setdefault(u.phase, []).append(u.budget_frames / speed.frames_per_second)
-    total = sum(sum(times) for times in per_phase.values())
+        if evaluation_rounds(r, u):
+            seconds, lacking = evaluation_seconds(r, u)
+            missing += [t for t in lacking if t not in missing]
+            if len(lacking) < len(set(u.tasks)):
+                evaluation.setdefault(u.phase, []).append(seconds)
+    total = sum(sum(times) for times in [*per_phase.values(), *evaluation.values()])
     parts = []
     for phase, times in per_phase.items():
         at_most = "at most " if not all(u.learn for u in units if u.phase == phase) else ""
         each = " / ".join(duration(t) for t in sorted(set(times)))
         parts.append(f"{phase} {at_most}{each} per unit")
+        if phase in evaluation:
+            times = sorted(set(evaluation[phase]))
+            each = (
+                " / ".join(map(duration, times))
+                if len(times) <= 3
+                else f"{duration(times[0])} to {duration(times[-1])}"
+            )
+            parts.append(f"{phase}_eval {each} per unit")
+        elif any(evaluation_rounds(r, u) for u in units if u.phase == phase):
+            parts.append(f"{phase}_eval not estimated")
     what = f"{speed.agent}{f' variant={speed.variant}' if speed.variant else ''} on {r.suite.name}"
     notes = []
     if speed.agent != r.spec.name:
@@ -114,10 +219,12 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
         n = min(_cores(), len(units))
         at_once = f"; --jobs {n} runs {n} at once: about {duration(total / n)} if each unit keeps to one core"
     lines = [
-        f"  wall time (estimated): {', '.join(parts)}; {duration(total)} in total, one unit after another{at_once}",
+        f"  wall time (estimated): {', '.join(parts)}; {duration(total)} in total"
+        f"{' (without the evaluation not estimated)' if missing else ''}, one unit after another{at_once}",
         f"    from {speed.frames_per_second:,.0f} frames/s, {what}: {speed.measured}; shipped table "
         f"({f'{speed.table}, ' if speed.table else ''}no calibration), measured on {MACHINES[speed.device]} (this machine: "
         f"{_cores()} cores)" + "".join(f"; {n}" for n in notes),
+        *describe_evaluation(r, units, missing),
     ]
     if total > DAY_SECONDS:
         lines.append(
