@@ -3,10 +3,8 @@ everything the update saw and did is saved for ``replay_round.py``, which replay
 benchgen's update (issue 44: stepping through the published implementation beside benchgen's).
 
 Runs in its own environment (``setup.sh``): baselines @ 9ee399f needs TensorFlow 1's graph API,
-which TensorFlow 2.15 still carries as ``tf.compat.v1`` (TensorFlow 1.15 has no Python 3.11 wheel),
-and TensorFlow 2.15 needs numpy < 2. baselines' code runs unchanged; two things are given to it:
-``tensorflow`` resolves to ``tf.compat.v1`` with TensorFlow 2's behaviour off, and numpy 1.26's
-removed ``np.bool`` alias is put back (``baselines/common/vec_env/shmem_vec_env.py`` reads it).
+which TensorFlow 2.15 still carries as ``tf.compat.v1``, and TensorFlow 2.15 needs numpy < 2
+(``baselines_setup.py``: how baselines' unchanged code is made to run there).
 
 The settings are train-procgen's (train_procgen/train.py @ 1a2ae21, ``train_fn``): 64 environments,
 easy mode, levels 0-199, 256 steps, 8 minibatches, 3 epochs, lr 5e-4, clip 0.2, entropy 0.01,
@@ -18,50 +16,21 @@ no MPI (its easy-mode runs had one training worker; the test worker added no gra
 
 from __future__ import annotations
 
-import argparse
-import sys
-
+import numpy as np
 import tensorflow.compat.v1 as tf1
+from baselines_setup import N_ENVS, coinrun_env, parse
 
-tf1.disable_v2_behavior()
-sys.modules["tensorflow"] = tf1  # baselines imports ``tensorflow`` and uses its TF1 API
-
-import numpy as np  # noqa: E402
-
-np.bool = bool  # removed in numpy 1.24; baselines' shmem_vec_env.py still names it
-
-N_ENVS, N_STEPS, MINIBATCHES, EPOCHS = 64, 256, 8, 3
+N_STEPS, MINIBATCHES, EPOCHS = 256, 8, 3
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", help="the .npz file to write")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--baselines", default=None, help="a folder holding baselines @ 9ee399f (else installed)")
-    args = parser.parse_args()
-    if args.baselines:
-        sys.path.insert(0, args.baselines)
+    args = parse(__doc__.split("\n\n")[0], lambda p: p.add_argument("out", help="the .npz file to write"))
     from baselines.common.models import build_impala_cnn
     from baselines.common.policies import build_policy
-    from baselines.common.vec_env import VecExtractDictObs, VecMonitor, VecNormalize
     from baselines.ppo2.model import Model
     from baselines.ppo2.runner import Runner
-    from procgen import ProcgenEnv
 
-    tf1.set_random_seed(args.seed)
-    np.random.seed(args.seed)
-    venv = ProcgenEnv(
-        num_envs=N_ENVS,
-        env_name="coinrun",
-        num_levels=200,
-        start_level=0,
-        distribution_mode="easy",
-        num_threads=0,
-        rand_seed=args.seed,
-    )
-    venv = VecNormalize(VecMonitor(VecExtractDictObs(venv, "rgb"), filename=None, keep_buf=100), ob=False)
-    one_thread = tf1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
-    tf1.Session(config=one_thread).__enter__()
+    venv = coinrun_env(args.seed)
     policy = build_policy(venv, lambda x: build_impala_cnn(x, depths=[16, 32, 32]))
     batch = N_ENVS * N_STEPS
     model = Model(
