@@ -43,19 +43,24 @@ def _agent_names(r: ResolvedRun) -> tuple[list[str], str | None]:
     return [r.spec.name, *([r.spec.joint_of] if r.spec.joint_of else [])], variant
 
 
+def _variant_entry(entries: list, variant: str | None):
+    """The first of a suite's rows (``Speed`` or ``EvaluationSpeed``) measured with ``variant``,
+    else the first measured without one; None: neither."""
+    for e in entries:
+        if e.variant is not None and e.variant == variant:
+            return e
+    return next((e for e in entries if e.variant is None), None)
+
+
 def find_evaluation(r: ResolvedRun, task: str) -> EvaluationSpeed | None:
     """The suite's measured evaluation of the run's agent on ``task`` (its variant's, else one
     for any variant; a joint agent without rows takes its single-task agent's). None: no row."""
     names, variant = _agent_names(r)
     measured = [e for e in r.suite.measured_evaluation() if e.task == task]
     for name in names:
-        entries = [e for e in measured if e.agent == name]
-        for e in entries:
-            if e.variant is not None and e.variant == variant:
-                return e
-        for e in entries:
-            if e.variant is None:
-                return e
+        entry = _variant_entry([e for e in measured if e.agent == name], variant)
+        if entry is not None:
+            return entry
     return None
 
 
@@ -140,12 +145,9 @@ def find_speed(r: ResolvedRun) -> tuple[Speed, str] | None:
             continue
         device = run_device(r) if any(s.device != "cpu" for s in entries) else "cpu"
         entries.sort(key=lambda s: s.device != device)  # the run's device first, stable otherwise
-        for s in entries:
-            if s.variant is not None and s.variant == variant:
-                return s, device
-        for s in entries:
-            if s.variant is None:
-                return s, device
+        entry = _variant_entry(entries, variant)
+        if entry is not None:
+            return entry, device
     return None
 
 
