@@ -3,8 +3,10 @@
 No pairing is left untested: each agent runs a unit to its budget (joint agents run their whole
 chain: joint, zero-shot and fine-tuning units), the run writes its report, and ``benchgen
 evaluate`` re-evaluates what it trained (one episode per task), building the agent's envs as
-training did (issue 47: it once left out the emulator capabilities an agent declares). Sonic runs as its code does on the bundled Airstriker ROM (``sonic_airstriker``), Procgen on maze's training
-and test levels.
+training did (issue 47: it once left out the emulator capabilities an agent declares). Sonic runs
+as its code does on the bundled Airstriker ROM (``sonic_airstriker``), Procgen on maze's training
+and test levels; Atari under SABER with episodes capped at 2,000 frames (a planner's uncapped Pong
+game in ``evaluate`` took most of its test's time).
 """
 
 from __future__ import annotations
@@ -22,13 +24,22 @@ AIRSTRIKER = "tests.sonic.airstriker_plugin"
 #: suite -> (suite name on the command line, plugins to load, two train tasks and a test task,
 #: the budget flag and its value)
 SUITES = {
-    "atari_saber": ("atari_saber", None, ("pong", "breakout", "boxing"), ("--frames", "1600")),
+    # SABER's episodes end only when the game does (a planner's Pong game lasts minutes): capped
+    "atari_saber": (
+        "atari_saber",
+        None,
+        ("pong", "breakout", "boxing"),
+        ("--frames", "1600", "--protocol", "PROTOCOL"),
+    ),
     "sonic": ("sonic_airstriker", AIRSTRIKER, ("airstriker-Level1", "airstriker1000-Level1"), ("--timesteps", "400")),
     # maze's episodes end by its 500-step cap; no test rounds (evaluate plays its test levels)
-    "procgen": ("procgen", None, ("maze", "maze:test"), ("--timesteps", "400", "--protocol", "NO_TEST_ROUNDS")),
+    "procgen": ("procgen", None, ("maze", "maze:test"), ("--timesteps", "400", "--protocol", "PROTOCOL")),
 }
-#: a protocol file for suites whose default protocol plays long evaluation rounds
-NO_TEST_ROUNDS = "base: easy200\nevaluation_episodes: 0\n"
+#: the protocol files of suites whose default protocol plays long episodes or evaluation rounds
+PROTOCOLS = {
+    "atari_saber": "base: saber\nmax_episode_frames: 2000\n",
+    "procgen": "base: easy200\nevaluation_episodes: 0\n",
+}
 #: agents that learn on one sub-environment only
 ONE_ENV = {"sarsa"}
 
@@ -51,8 +62,8 @@ TINY = {
     "rainbow": dict(VALUE_TINY, num_atoms=11),
     "dqn": dict(VALUE_TINY, epsilon_decay_frames=800),
     "ppo": dict(n_steps=32, batch_size=32, n_epochs=1),
-    "uct": dict(simulations_per_action=4, max_depth_frames=20),
-    "brfs": dict(max_frames_per_action=100),
+    "uct": dict(simulations_per_action=2, max_depth_frames=8),
+    "brfs": dict(max_frames_per_action=20),
     "sarsa": dict(features="basic", background_samples=200),
 }
 # the joint agents' paper setups (188 virtual and 32 data-parallel workers on Sonic) do not fit a
@@ -66,7 +77,6 @@ TINY["rainbow_joint"] = dict(TINY["rainbow"], workers=0)
 #: every clone), where an Atari one is a few KB
 TINY_ON_SUITE = {
     ("brfs", "sonic"): dict(max_frames_per_action=4),  # one expansion (of 4 frames) per action
-    ("uct", "sonic"): dict(simulations_per_action=2, max_depth_frames=8),
 }
 
 
@@ -84,9 +94,9 @@ def _first_party_agents() -> list[str]:
 @pytest.mark.parametrize("agent", _first_party_agents())
 def test_agent_on_suite(tmp_path, agent, suite):
     name, plugins, tasks, budget = SUITES[suite]
-    if "NO_TEST_ROUNDS" in budget:
-        (tmp_path / "protocol.yaml").write_text(NO_TEST_ROUNDS)
-        budget = tuple(str(tmp_path / "protocol.yaml") if a == "NO_TEST_ROUNDS" else a for a in budget)
+    if suite in PROTOCOLS:
+        (tmp_path / "protocol.yaml").write_text(PROTOCOLS[suite])
+        budget = tuple(str(tmp_path / "protocol.yaml") if a == "PROTOCOL" else a for a in budget)
     out = tmp_path / "run"
     split = tmp_path / "split.yaml"
     split.write_text(f"name: smoke\ntrain: [{tasks[0]}]\ntest: [{tasks[-1]}]\n")

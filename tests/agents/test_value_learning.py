@@ -1,11 +1,13 @@
-"""The value-based agents learn: CartPole-v1 to near its maximum return, and not with a broken learner.
+"""The value-based agents learn CartPole-v1, and not with a broken learner.
 
 CartPole-v1 caps episodes at 500 steps (return 500); uniformly random play scores about 22.
-Each agent must bring the mean of 10 consecutive episodes to at least 450 (90% of the maximum)
-within 50,000 agent steps, the scale at which well-tuned DQN-family agents solve the task; the
-run stops as soon as it does (to keep CI fast). The same agent with a learning rate of 1e-10 (a
-learner that updates but cannot move its weights) must stay below a 10-episode mean of 100 over
-5,000 steps: the first check passes because of learning, not because of the seed.
+Each agent must bring the mean of 10 consecutive episodes to at least 200 (nine times random
+play, twice the broken learner's ceiling below) within 50,000 agent steps; the run stops as soon
+as it does. The same agent with a learning rate of 1e-10 (a learner that updates but cannot move
+its weights) must stay below a 10-episode mean of 100 over 5,000 steps: the first check passes
+because of learning, not because of the seed. The real-length check, marked slow (``pytest -m
+slow tests/agents/test_value_learning.py``), brings each agent to 450 (90% of the maximum), the
+scale at which well-tuned DQN-family agents solve the task.
 
 Settings overridden for a 2-core CPU test (agent steps = frames: frames_per_step = 1), the rest
 being each agent's defaults: 128-unit MLP torso and streams (64 for rainbow_iqn, below), one torch
@@ -26,7 +28,9 @@ agent step, a larger learning rate (1e-3); and per agent:
 
 Measured on the 2-core development machine (seed 0): dqn, rainbow and rainbow_iqn stop after
 about 13K, 9K and 18K steps (a target copy every 500 steps took rainbow 20K steps and
-rainbow_iqn with 128 units 38K).
+rainbow_iqn with 128 units 38K). On 2026-11-28 (seed 0, beside two other busy processes): dqn
+reached a 10-episode mean of 200 after 8.7K steps and 450 after 21.2K (73 s of CPU), rainbow 200
+after 4.9K and 450 after 9.3K (63 s), rainbow_iqn 200 after 3.4K and 450 after 28.3K (184 s).
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ from tests.agents.agent_harness import Context, CountingEnv, environment_of
 
 BUDGET = 50_000
 BROKEN_BUDGET = 5_000
-REQUIRED = 450.0  # 10-episode mean; CartPole-v1's maximum is 500
+REQUIRED = 200.0  # 10-episode mean: clearly learning (random play: about 22)
+SOLVED = 450.0  # 10-episode mean, the slow check's: 90% of CartPole-v1's maximum (500)
 BROKEN_CEILING = 100.0
 
 COMMON = dict(
@@ -100,16 +105,18 @@ def best_window(returns: list[float], width: int = 10) -> float:
 
 
 class StopWhenSolved(Context):
-    """Finished at the budget, or once 10 consecutive episodes average ``REQUIRED``."""
+    """Finished at the budget, or once 10 consecutive episodes average ``target``."""
+
+    target = REQUIRED
 
     @property
     def finished(self) -> bool:
         returns = self.env.returns
-        solved = len(returns) >= 10 and np.mean(returns[-10:]) >= REQUIRED
+        solved = len(returns) >= 10 and np.mean(returns[-10:]) >= self.target
         return solved or self.steps_done >= self.budget_steps
 
 
-def train(agent_name: str, budget: int, **overrides):
+def train(agent_name: str, budget: int, target: float = REQUIRED, **overrides):
     config_class, make_agent, settings = AGENTS[agent_name]
     env = CountingEnv(
         gym.make_vec(
@@ -121,6 +128,7 @@ def train(agent_name: str, budget: int, **overrides):
     )
     agent = make_agent(config_class(**{**COMMON, **settings, **overrides}), environment_of(env))
     ctx = StopWhenSolved(env, budget, seed=0)
+    ctx.target = target
     start = time.perf_counter()
     agent.learn(env, ctx)
     returns = list(env.returns)
@@ -131,14 +139,24 @@ def train(agent_name: str, budget: int, **overrides):
     return agent, ctx, env, returns
 
 
-@pytest.mark.parametrize("agent_name", sorted(AGENTS))
-def test_cartpole_reaches_near_its_maximum(agent_name):
-    agent, ctx, env, returns = train(agent_name, BUDGET)
+def check_learns(agent_name: str, target: float) -> None:
+    agent, ctx, env, returns = train(agent_name, BUDGET, target)
     assert np.mean(returns[:10]) < 60  # it starts near random play
-    assert best_window(returns) >= REQUIRED, (
-        f"{agent_name}: best 10-episode mean {best_window(returns):.1f} < {REQUIRED} in {env.steps_done} steps"
+    assert best_window(returns) >= target, (
+        f"{agent_name}: best 10-episode mean {best_window(returns):.1f} < {target} in {env.steps_done} steps"
     )
     assert agent.counters["updates"] > 0 and ctx.scalars[f"{agent_name}/loss"]
+
+
+@pytest.mark.parametrize("agent_name", sorted(AGENTS))
+def test_cartpole_is_learned_far_beyond_random_play(agent_name):
+    check_learns(agent_name, REQUIRED)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent_name", sorted(AGENTS))
+def test_cartpole_reaches_near_its_maximum(agent_name):
+    check_learns(agent_name, SOLVED)
 
 
 @pytest.mark.parametrize("agent_name", sorted(AGENTS))
