@@ -65,7 +65,8 @@ class AtariSaberSuite(Suite):
     default_split = protocols.SABER.split
     default_joint_split = "ale_train5"
     default_protocol = protocols.DEFAULT
-    software = ("ale-py",)  # the emulator; every run records its version
+    #: every run records their versions: the emulator, and OpenCV, which resizes the flavor backend's frames
+    software = ("ale-py", "opencv-python-headless")
 
     #: build envs on ale-py's ALEInterface (flavor_backend.py), whose emulators agents may read
     #: (capabilities, emulators.py); False: ale-py's faster native vector env

@@ -42,7 +42,8 @@ class SonicSuite(Suite):
     task_score_rule = "mean total reward over all episodes of the budget (learning while playing)"
     default_split = "test"
     default_joint_split = "contest"
-    software = ("stable-retro",)  # the emulator; every run records its version
+    #: every run records their versions: the emulator, and OpenCV, which resizes every frame (wrappers.py)
+    software = ("stable-retro", "opencv-python-headless")
 
     def __init__(self, levels: Sequence[Level] = LEVELS, protocol: SonicProtocol = SonicProtocol()):
         """``levels`` and ``protocol`` default to the benchmark's; tests pass a test integration
