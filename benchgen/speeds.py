@@ -18,6 +18,7 @@ past a learning agent's replay start (where a real run spends most of its time),
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,38 +51,46 @@ class Speed:
     """The file the row comes from, as the plan names it (e.g. ``benchgen_mysuite/data/speeds.csv``)."""
 
 
-def read_speeds_csv(path: str | Path, shown_as: str = "") -> list[Speed]:
-    """The rows of a speeds file (:data:`COLUMNS`); a malformed row is one line naming the file
-    and the line (a plugin author's mistake, found when a run is planned). ``shown_as``: the
-    file's name in the plan (default: its path)."""
+def _table_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line number, row)`` for each row of a measured-speeds CSV file, after its leading ``#``
+    lines (how it was measured); a file without ``columns`` is one line naming what it lacks."""
     from benchgen.inputs import csv_reader
 
-    path = Path(path)
-    shown_as = shown_as or str(path)
     with path.open(newline="", encoding="utf-8") as f:
-        reader = csv_reader(f, str(path))
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise UsageError(f"{path}: needs the columns {','.join(COLUMNS)} (missing {','.join(missing)})")
-        out = []
-        for lineno, row in enumerate(reader, start=2):
-            try:
-                speed = Speed(
-                    row["agent"].strip(),
-                    row["variant"].strip() or None,
-                    float(row["frames_per_second"]),
-                    int(row["num_envs"]),
-                    row["measured"].strip(),
-                    row["device"].strip(),
-                    shown_as,
-                )
-            except (TypeError, ValueError, AttributeError) as exc:
-                raise UsageError(f"{path}:{lineno}: malformed speed row ({exc})") from None
-            if not speed.agent or speed.frames_per_second <= 0 or speed.num_envs < 1:
-                raise UsageError(f"{path}:{lineno}: a row needs an agent, frames_per_second > 0 and num_envs >= 1")
-            if speed.device not in MACHINES:
-                raise UsageError(f"{path}:{lineno}: device must be one of {', '.join(MACHINES)}, not {speed.device!r}")
-            out.append(speed)
+        lines = f.read().splitlines(keepends=True)
+    comments = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    reader = csv_reader(lines[comments:], str(path))
+    missing = [c for c in columns if c not in (reader.fieldnames or [])]
+    if missing:
+        raise UsageError(f"{path}: needs the columns {','.join(columns)} (missing {','.join(missing)})")
+    yield from enumerate(reader, start=comments + 2)
+
+
+def read_speeds_csv(path: str | Path, shown_as: str = "") -> list[Speed]:
+    """The rows of a speeds file (:data:`COLUMNS`; leading ``#`` lines describe how it was
+    measured); a malformed row is one line naming the file and the line (a plugin author's
+    mistake, found when a run is planned). ``shown_as``: the file's name in the plan (default:
+    its path)."""
+    path = Path(path)
+    out = []
+    for lineno, row in _table_rows(path, COLUMNS):
+        try:
+            speed = Speed(
+                row["agent"].strip(),
+                row["variant"].strip() or None,
+                float(row["frames_per_second"]),
+                int(row["num_envs"]),
+                row["measured"].strip(),
+                row["device"].strip(),
+                shown_as or str(path),
+            )
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise UsageError(f"{path}:{lineno}: malformed speed row ({exc})") from None
+        if not speed.agent or speed.frames_per_second <= 0 or speed.num_envs < 1:
+            raise UsageError(f"{path}:{lineno}: a row needs an agent, frames_per_second > 0 and num_envs >= 1")
+        if speed.device not in MACHINES:
+            raise UsageError(f"{path}:{lineno}: device must be one of {', '.join(MACHINES)}, not {speed.device!r}")
+        out.append(speed)
     return out
 
 
@@ -111,18 +120,9 @@ class EvaluationSpeed:
 def read_evaluation_csv(path: str | Path, shown_as: str = "") -> list[EvaluationSpeed]:
     """The rows of an evaluation file (:data:`EVALUATION_COLUMNS`; leading ``#`` lines describe how
     it was measured); a malformed row is one line naming the file and the line."""
-    from benchgen.inputs import csv_reader
-
     path = Path(path)
-    with path.open(newline="", encoding="utf-8") as f:
-        lines = f.read().splitlines(keepends=True)
-    comments = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
-    reader = csv_reader(lines[comments:], str(path))
-    missing = [c for c in EVALUATION_COLUMNS if c not in (reader.fieldnames or [])]
-    if missing:
-        raise UsageError(f"{path}: needs the columns {','.join(EVALUATION_COLUMNS)} (missing {','.join(missing)})")
     out = []
-    for lineno, row in enumerate(reader, start=comments + 2):
+    for lineno, row in _table_rows(path, EVALUATION_COLUMNS):
         try:
             entry = EvaluationSpeed(
                 row["agent"].strip(),

@@ -26,6 +26,8 @@ def test_a_speeds_file_is_read_row_by_row(tmp_path):
         Speed("myagent", None, 125.0, 8, "task-a, 27K frames, 2026-11-25", "cpu", "pkg/data/speeds.csv"),
         Speed("myagent", "fast", 900.0, 1, "on a GPU", "cuda", "pkg/data/speeds.csv"),
     ]
+    path.write_text("# how it was measured\n" + path.read_text())  # as an evaluation file may begin
+    assert [s.agent for s in read_speeds_csv(path)] == ["myagent", "myagent"]
 
 
 @pytest.mark.parametrize(
@@ -35,6 +37,8 @@ def test_a_speeds_file_is_read_row_by_row(tmp_path):
         (HEADER + "myagent,,fast,1,cpu,x\n", ":2: malformed speed row"),
         (HEADER + "myagent,,10,1,tpu,x\n", ":2: device must be one of cpu, cuda"),
         (HEADER + "myagent,,0,1,cpu,x\n", ":2: a row needs an agent, frames_per_second > 0"),
+        # leading lines that say how the table was measured count in the line numbers
+        ("# measured with\n# a script\n" + HEADER + "myagent,,0,1,cpu,x\n", ":4: a row needs an agent"),
     ],
 )
 def test_a_malformed_speeds_file_is_one_line_naming_it(tmp_path, text, fragment):
