@@ -24,7 +24,7 @@ LOOP = """
 import sys
 import numpy as np
 from benchgen import api
-with api.Recording(sys.argv[1], "atari_saber", "pong", agent="scripted", budget=int(sys.argv[2]), num_envs=4,
+with api.Recording(sys.argv[1], "atari_saber", "breakout", agent="scripted", budget=int(sys.argv[2]), num_envs=4,
                    config={"policy": "uniform"}) as rec:
     rng = np.random.default_rng(rec.frames_done)
     obs, _ = rec.env.reset(seed=rec.seed)
@@ -46,7 +46,10 @@ def _loop(run: Path, budget: int) -> subprocess.Popen:
 
 
 def test_a_killed_loop_loses_no_episode_and_the_same_script_continues_the_run(tmp_path):
-    run, budget = tmp_path / "own", 120_000
+    # Breakout: uniform random play loses a game in about 500-1,200 frames (Pong: 3,000-5,000), so
+    # the 4 sub-environments record 3 episodes by about 2,500 frames and the continued script more
+    # well within the budget
+    run, budget = tmp_path / "own", 16_000
     proc = _loop(run, budget)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
@@ -98,8 +101,11 @@ def test_the_example_training_script_records_a_run_that_report_reads(tmp_path):
     out = tmp_path / "own-dqn"
     script = REPO / "examples" / "own_loop" / "dqn_atari.py"
     # a small memory and a late learning start: the script's whole loop runs (acting, learning,
-    # recording, the report) in seconds, not its default budget's hours
-    args = ["--frames", "12000", "--learning-starts", "2000", "--buffer", "4000", "--num-envs", "2"]
+    # recording, the report) in seconds, not its default budget's hours; Breakout, whose random
+    # play ends a game in about 500-1,200 frames, records episodes within 6,000 frames (750 steps
+    # of 2 sub-environments, the last 150 of them learning)
+    args = ["--task", "breakout", "--frames", "6000", "--learning-starts", "1200", "--buffer", "1500"]
+    args += ["--num-envs", "2"]
     args += ["--out", str(out), "--report"]
     proc = subprocess.run(
         [sys.executable, str(script), *args], env=cli_env(None), cwd=REPO, capture_output=True, text=True, timeout=600
