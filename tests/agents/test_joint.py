@@ -113,15 +113,20 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
         "ppo_joint",
         "--split",
         "pair",
+        # 1,000 frames per env: every env ends episodes of its task (at most 50 steps, 200 frames)
         "--frames",
-        "12000",
+        "3000",
         "--finetune",
         "--set",
-        "run.finetune_budget=4000",
+        "run.finetune_budget=2000",
         "--set",
         "n_steps=32",
         "--set",
         "batch_size=64",
+        "--set",
+        "n_epochs=1",  # the chain is what is checked here; one pass over each rollout keeps it short
+        "--set",
+        "run.checkpoint_every=1500",  # periodic saves every 1,500, not every budget / 20
         "--set",
         "run.zeroshot_episodes=3",
         "--num-envs",
@@ -136,7 +141,7 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
     units, episodes = _store(out)
     envs = {(e["env_index"], e["task"]) for e in episodes if e["phase"] == "joint"}
     assert envs == {(0, "count-20"), (1, "count-50"), (2, "count-20")}  # train tasks cycled over 3 envs
-    assert units["joint-pair-s0"]["budget_frames"] == 12000  # the run's budget, in total over train tasks
+    assert units["joint-pair-s0"]["budget_frames"] == 3000  # the run's budget, in total over train tasks
 
     again = tmp_path / "from"
     # --frames only sizes the zero-shot units' frame cap here (budget / number of train tasks)
@@ -150,13 +155,15 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
         start,
         "--finetune",
         "--frames",
-        "12000",
+        "3000",
         "--set",
         "run.finetune_budget=2000",
         "--set",
         "n_steps=32",
         "--set",
         "batch_size=64",
+        "--set",
+        "n_epochs=1",
         "--set",
         "run.zeroshot_episodes=2",
         "--out",
@@ -178,7 +185,7 @@ def test_ppo_joint_chain_on_toy_then_from_checkpoint(tmp_path):
         "--from",
         start,
         "--frames",
-        "12000",
+        "3000",
         "--set",
         "run.zeroshot_frames=8",
         "--set",
@@ -215,6 +222,10 @@ def test_ppo_joint_chain_cnn_on_platformer(tmp_path):
         "--set",
         "batch_size=64",
         "--set",
+        "n_epochs=1",  # the chain is what is checked here; one pass over each rollout keeps it short
+        "--set",
+        "run.checkpoint_every=200",  # periodic saves every 200, not every budget / 20
+        "--set",
         "run.zeroshot_episodes=2",
         "--num-envs",
         "2",
@@ -243,11 +254,13 @@ def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
         "128",
         "--finetune",
         "--set",
-        "run.finetune_budget=128",
+        "run.finetune_budget=64",  # one env: an episode ends by timestep 50
         "--set",
         "n_steps=32",
         "--set",
         "batch_size=32",
+        "--set",
+        "run.checkpoint_every=64",  # periodic saves every 64, not every budget / 20
         "--set",
         "run.zeroshot_episodes=1",
         # 2 virtual workers instead of the paper's 188 (each an emulator process), accumulated in the
@@ -268,14 +281,17 @@ def test_ppo_joint_chain_on_sonic_airstriker(tmp_path):
 
 
 def test_ppo_joint_chain_on_atari(tmp_path):
-    """Two train games, one test game (short random-play episodes), SABER protocol; zero-shot
-    plays the stochastic policy (``deterministic_eval`` false), which ends episodes."""
+    """Two train games, one test game, SABER protocol with its episodes capped at 500 frames
+    (``max_episode_frames``): every phase's episodes end within its budget, whatever the policy."""
     from benchgen.registry import Registry
 
     if "atari_saber" not in Registry().suites:
         pytest.skip("the atari_saber suite is not installed in this checkout")
     split = tmp_path / "mini.yaml"
     split.write_text("suite: atari_saber\nname: mini\ntrain: [pong, breakout]\ntest: [space_invaders]\n")
+    # SABER's own cap is 100 hours: a Pong game played at random lasts ~3,500 frames
+    protocol = tmp_path / "saber_short.yaml"
+    protocol.write_text("base: saber\nmax_episode_frames: 500\n")
     out = tmp_path / "run"
     proc = run_cli(
         "run",
@@ -283,17 +299,23 @@ def test_ppo_joint_chain_on_atari(tmp_path):
         "ppo_joint",
         "--split",
         split,
+        "--protocol",
+        protocol,
+        # 1,500 frames per env and train task (3 capped episodes); zero-shot units stop at 1,500
+        # frames (the budget over 2 train tasks), 2 envs end their first episode at 1,000
         "--frames",
-        "24000",
+        "3000",
         "--finetune",
         "--set",
-        "run.finetune_budget=8000",
+        "run.finetune_budget=2000",
         "--set",
         "n_steps=64",
         "--set",
         "batch_size=128",
         "--set",
         "n_epochs=1",  # the chain is what is checked here; one pass over each rollout keeps it short
+        "--set",
+        "run.checkpoint_every=1500",  # periodic saves every 1,500, not every budget / 20
         "--set",
         "run.zeroshot_episodes=1",
         "--num-envs",
@@ -323,8 +345,8 @@ def test_ppo_joint_chain_on_atari(tmp_path):
     ],
 )
 def test_rainbow_joint_chain_on_platformer(tmp_path, agent, head_settings):
-    """Rainbow (C51) and Rainbow-IQN through the chain on 40-step episodes, with small heads and
-    batches (CPU time); they learn from frame 400 on."""
+    """Rainbow (C51) and Rainbow-IQN through the chain on 40-step episodes, with small heads,
+    hidden layers and batches (CPU time, and checkpoints of a few MB); they learn from frame 400 on."""
     out = tmp_path / "run"
     proc = run_cli(
         "run",
@@ -345,13 +367,15 @@ def test_rainbow_joint_chain_on_platformer(tmp_path, agent, head_settings):
         "target_update_frames=200",
         "--set",
         "batch_size=8",
+        "--set",
+        "hidden_size=32",
         *head_settings,
         "--set",
         "run.zeroshot_episodes=1",
         "--num-envs",
         "2",
         "--set",
-        "run.checkpoint_every=1000",  # one save per unit: a Rainbow checkpoint is ~100 MB
+        "run.checkpoint_every=1000",  # not one save every budget / 20: a Rainbow checkpoint holds its replay
         "--out",
         out,
         "--no-progress",

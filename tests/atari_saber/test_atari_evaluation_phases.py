@@ -43,8 +43,9 @@ def _start(run_dir: Path, protocol_file: Path, frames: str):
 
 
 def test_an_evaluation_round_killed_midway_is_continued_by_the_same_agent_with_its_quota_exact(tmp_path):
-    protocol = tmp_path / "dqn_short.yaml"  # DQN 2015 with 12-episode rounds every 8,000 frames
-    protocol.write_text("base: dqn2015\nevaluation_episodes: 12\nevaluation_interval_frames: 8000\n")
+    quota = 6  # a random Pong game lasts ~3,600 frames: evaluation is most of the test's cost
+    protocol = tmp_path / "dqn_short.yaml"  # DQN 2015 with 6-episode rounds every 8,000 frames
+    protocol.write_text(f"base: dqn2015\nevaluation_episodes: {quota}\nevaluation_interval_frames: 8000\n")
     out = tmp_path / "run"
     proc = _start(out, protocol, "16000")
     _kill_when(proc, out, lambda eps: sum(e["phase"] == "train_eval" for e in eps) >= 3)
@@ -61,24 +62,24 @@ def test_an_evaluation_round_killed_midway_is_continued_by_the_same_agent_with_i
     assert sorted(rounds) == [1, 2]
     for k, point in ((1, 8000), (2, 16000)):
         # exactly the quota: the episodes recorded before the kill count, the lost ones do not
-        assert len(rounds[k]) == 12
+        assert len(rounds[k]) == quota
         assert {e["frames_total"] for e in rounds[k]} == {point}  # the training counter it began at
         assert all(e["length_frames"] <= 18_000 for e in rounds[k])  # DQN's 5-minute evaluation cap
     training = [e for e in episodes if e["phase"] == "train"]
     assert training and max(e["frames_total"] for e in training) <= 16000  # evaluation frames not counted
     assert run_cli("report", out).returncode == 0
     report = json.loads((out / "report" / "report.json").read_text())
-    assert report["phases"]["train_eval"]["episodes"] == 24
+    assert report["phases"]["train_eval"]["episodes"] == 2 * quota
     # the phase's score is its latest round's mean
-    expected = sum(e["score"] for e in rounds[2]) / 12
+    expected = sum(e["score"] for e in rounds[2]) / quota
     assert report["phases"]["train_eval"]["final"]["score"]["pong"] == expected
-    # DQN 2015 scores the best round's agent, re-evaluated after training in 12 more episodes
-    means = {k: sum(e["score"] for e in rounds[k]) / 12 for k in rounds}
+    # DQN 2015 scores the best round's agent, re-evaluated after training in a round's quota more episodes
+    means = {k: sum(e["score"] for e in rounds[k]) / quota for k in rounds}
     best_k = max(sorted(means), key=means.get)  # the earliest of equal rounds
     best = [e for e in episodes if e["phase"] == "train_best"]
-    assert len(best) == 12 and {e["frames_total"] for e in best} == {16000}
+    assert len(best) == quota and {e["frames_total"] for e in best} == {16000}
     assert {(e["extras"]["best_round"], e["extras"]["best_round_frames"]) for e in best} == {(best_k, 8000 * best_k)}
-    assert report["phases"]["train_best"]["final"]["score"]["pong"] == sum(e["score"] for e in best) / 12
+    assert report["phases"]["train_best"]["final"]["score"]["pong"] == sum(e["score"] for e in best) / quota
 
 
 def test_an_episode_budget_ends_training_and_survives_kill_minus_9(tmp_path):

@@ -102,6 +102,9 @@ def test_the_split_runs_end_to_end(benchgen, tmp_path):
         "farebrother_flavors",
         "--frames",
         "1000",
+        # one emulator per unit, not the suite's 8: building and resetting them is most of a unit's cost
+        "--num-envs",
+        "1",
         "--out",
         out,
         "--no-progress",
