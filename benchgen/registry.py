@@ -260,13 +260,14 @@ class Registry:
             *suite.reference_scores(),
             *self.contributions("benchgen_reference_scores", ReferenceScores, suite=suite),
         ]
+        known = set(suite.tasks()) if tables else set()  # once: a suite may list thousands of tasks
         for table in tables:
             if table.name in out:
                 raise PluginError(
                     f"reference table '{table.name}' of suite '{suite.name}' is defined twice (by the "
                     "suite or by plugins); rename one"
                 )
-            _check_reference(suite, table)
+            _check_reference(suite, table, known)
             out[table.name] = table
         return out
 
@@ -275,15 +276,16 @@ class Registry:
         return [vars(p).copy() for p in self.plugins]
 
 
-def _check_reference(suite: Suite, table: ReferenceScores) -> None:
-    """A reference table names the suite's tasks and one of its score views (``PluginError``)."""
+def _check_reference(suite: Suite, table: ReferenceScores, known: set[str] | None = None) -> None:
+    """A reference table names the suite's tasks (``known``: ``suite.tasks()``, given when several
+    tables are checked) and one of its score views (``PluginError``)."""
     views = ("score", *suite.score_views)
     if table.view not in views:
         raise PluginError(
             f"reference table '{table.name}' of suite '{suite.name}' is in view '{table.view}', which the "
             f"suite does not declare ({', '.join(views)})"
         )
-    known = set(suite.tasks())
+    known = set(suite.tasks()) if known is None else known
     named = set(table.scores) | {t for scores in table.by_checkpoint.values() for t in scores} | set(table.spread)
     named |= set(table.runs)
     unknown = sorted(named - known)
