@@ -54,12 +54,13 @@ def test_bad_sweeps_are_refused_in_one_line_before_anything_is_written(tmp_path)
 
 def test_a_trained_agent_is_re_evaluated_under_another_protocol_and_the_report_names_both(tmp_path):
     trained = tmp_path / "trained"
-    proc = run_cli(*SWEEP, "--protocol", "machado2018", "--out", trained)
+    proc = run_cli(*SWEEP[:6], "4k", *SWEEP[7:], "--protocol", "machado2018", "--out", trained)
     assert proc.returncode == 0, proc.stderr[-2000:]
     # DQN 2015's minimal action set is another action space: refused in one line
     assert_usage_error(run_cli("evaluate", trained, "--protocol", "dqn2015"), "Discrete(18)", "Discrete(3)")
     custom = tmp_path / "dqn_full.yaml"
-    custom.write_text("base: dqn2015\nfull_action_space: true\n")
+    # evaluation episodes capped at 500 frames (a random Freeway game lasts about 8,200)
+    custom.write_text("base: dqn2015\nfull_action_space: true\nevaluation_episode_cap_frames: 500\n")
     out = tmp_path / "reeval"
     proc = run_cli("evaluate", trained, "--protocol", custom, "--episodes", "3", "--out", out, "--no-progress")
     assert proc.returncode == 0, proc.stderr[-2000:]

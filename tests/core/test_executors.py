@@ -57,14 +57,14 @@ def test_killed_worker_is_retried_without_loss_or_duplicates(tmp_path, executor)
         "--tasks",
         "count-20,count-50",
         "--frames",
-        "1200000",
+        "600000",
         "--out",
         str(out),
         "--no-progress",
         "--num-envs",
         "8",
         "--set",
-        "checkpoint_every=100000",
+        "checkpoint_every=50000",
         *executor,
     ]
     result = _kill_one_worker_midway(out, cmd)

@@ -83,7 +83,7 @@ def test_run_records_config_versions_and_exports(tmp_path):
 
 def test_resume_after_kill_minus_9(tmp_path):
     out = tmp_path / "run"
-    budget = 1_600_000
+    budget = 500_000
     proc = start_cli(
         "run",
         "toy",
@@ -98,7 +98,7 @@ def test_resume_after_kill_minus_9(tmp_path):
         "--num-envs",
         "8",
         "--set",
-        "checkpoint_every=200000",
+        "checkpoint_every=50000",
         quiet=True,
     )
     deadline = time.time() + 60

@@ -71,6 +71,8 @@ def test_ppo_on_procgen_takes_the_papers_settings_and_runs_saves_and_is_evaluate
         "--set",
         "batch_size=128",
         "--set",
+        "n_epochs=1",
+        "--set",
         "precision=bfloat16",
         "--checkpoints",
         "512,1024",
