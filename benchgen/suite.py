@@ -437,23 +437,25 @@ class Suite(abc.ABC):
         """Frames per second measured of agents' units on this suite's tasks, from which the
         planner states a run's wall time (:mod:`benchgen.speeds` describes a row):
         ``data/speeds.csv``; none without that file (the plan then gives no estimate)."""
-        files = self.package_files("data", SPEEDS_FILE)
-        if not files:
-            return []
-        package = type(self).__module__.rpartition(".")[0]  # where the file is, as the plan names it
-        return read_speeds_csv(files[0], f"{package.replace('.', '/') + '/' if package else ''}data/{SPEEDS_FILE}")
+        found = self._data_table(SPEEDS_FILE)
+        return read_speeds_csv(*found) if found else []
 
     def measured_evaluation(self) -> list[EvaluationSpeed]:
         """How agents' evaluation episodes ran on this suite's tasks (mean length, frames per
         second; :class:`benchgen.speeds.EvaluationSpeed`), from which the planner counts the
         evaluation rounds of :meth:`evaluation_schedule` in a run's wall time:
         ``data/evaluation_speeds.csv``; none without that file (evaluation is then not estimated)."""
-        files = self.package_files("data", EVALUATION_SPEEDS_FILE)
+        found = self._data_table(EVALUATION_SPEEDS_FILE)
+        return read_evaluation_csv(*found) if found else []
+
+    def _data_table(self, name: str) -> tuple[Path, str] | None:
+        """The suite's ``data/<name>`` file and its name as the plan shows it (the package path,
+        e.g. ``benchgen_mysuite/data/speeds.csv``); None without that file."""
+        files = self.package_files("data", name)
         if not files:
-            return []
+            return None
         package = type(self).__module__.rpartition(".")[0]
-        shown = f"{package.replace('.', '/') + '/' if package else ''}data/{EVALUATION_SPEEDS_FILE}"
-        return read_evaluation_csv(files[0], shown)
+        return files[0], f"{package.replace('.', '/') + '/' if package else ''}data/{name}"
 
     def published_aggregates(self) -> list[PublishedAggregate]:
         """The aggregates the suite's papers print, each recomputed from the per-task reference

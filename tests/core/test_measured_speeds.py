@@ -30,25 +30,6 @@ def test_a_speeds_file_is_read_row_by_row(tmp_path):
     assert [s.agent for s in read_speeds_csv(path)] == ["myagent", "myagent"]
 
 
-@pytest.mark.parametrize(
-    "text, fragment",
-    [
-        ("agent,frames_per_second\nmyagent,1\n", "needs the columns"),
-        (HEADER + "myagent,,fast,1,cpu,x\n", ":2: malformed speed row"),
-        (HEADER + "myagent,,10,1,tpu,x\n", ":2: device must be one of cpu, cuda"),
-        (HEADER + "myagent,,0,1,cpu,x\n", ":2: a row needs an agent, frames_per_second > 0"),
-        # leading lines that say how the table was measured count in the line numbers
-        ("# measured with\n# a script\n" + HEADER + "myagent,,0,1,cpu,x\n", ":4: a row needs an agent"),
-    ],
-)
-def test_a_malformed_speeds_file_is_one_line_naming_it(tmp_path, text, fragment):
-    path = tmp_path / "speeds.csv"
-    path.write_text(text)
-    with pytest.raises(UsageError, match=fragment) as info:
-        read_speeds_csv(path)
-    assert "\n" not in str(info.value)
-
-
 def test_a_joint_agent_is_planned_from_the_speed_of_the_agent_it_is_the_joint_version_of():
     registry = get_registry()
     run = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=40_000)
@@ -121,16 +102,32 @@ EVAL_HEADER = "# how it was measured\nagent,variant,task,episode_frames,frames_p
 
 
 @pytest.mark.parametrize(
-    "text, fragment",
+    "read, text, fragment",
     [
-        ("agent,task\nmyagent,a\n", "needs the columns"),
-        (EVAL_HEADER + "myagent,,a,long,10,x\n", ":3: malformed evaluation row"),
-        (EVAL_HEADER + "myagent,,a,100,0,x\n", ":3: a row needs an agent, a task, episode_frames > 0"),
+        (read_speeds_csv, "agent,frames_per_second\nmyagent,1\n", "needs the columns"),
+        (read_speeds_csv, HEADER + "myagent,,fast,1,cpu,x\n", ":2: malformed speed row"),
+        (read_speeds_csv, HEADER + "myagent,,10,1,tpu,x\n", ":2: device must be one of cpu, cuda"),
+        (read_speeds_csv, HEADER + "myagent,,0,1,cpu,x\n", ":2: a row needs an agent, frames_per_second > 0"),
+        # leading lines that say how the table was measured count in the line numbers
+        (
+            read_speeds_csv,
+            "# measured with\n# a script\n" + HEADER + "myagent,,0,1,cpu,x\n",
+            ":4: a row needs an agent",
+        ),
+        (read_evaluation_csv, "agent,task\nmyagent,a\n", "needs the columns"),
+        (read_evaluation_csv, EVAL_HEADER + "myagent,,a,long,10,x\n", ":3: malformed evaluation row"),
+        (
+            read_evaluation_csv,
+            EVAL_HEADER + "myagent,,a,100,0,x\n",
+            ":3: a row needs an agent, a task, episode_frames > 0",
+        ),
     ],
+    ids=lambda v: v.__name__ if callable(v) else "",
 )
-def test_a_malformed_evaluation_file_is_one_line_naming_it(tmp_path, text, fragment):
-    path = tmp_path / "evaluation_speeds.csv"
+def test_a_malformed_measured_table_is_one_line_naming_it(tmp_path, read, text, fragment):
+    """A speeds or evaluation table a plugin ships wrong is one line naming the file and the line."""
+    path = tmp_path / "table.csv"
     path.write_text(text)
     with pytest.raises(UsageError, match=fragment) as info:
-        read_evaluation_csv(path)
+        read(path)
     assert "\n" not in str(info.value)
