@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ from benchgen.agent import TrainingContext
 from benchgen.errors import UsageError
 from benchgen.remote import EpisodeInbox
 from benchgen_agents.rainbow_iqn import RainbowIQNConfig, make_agent
+from benchgen_agents.value_based.agent import REPLAY_DIR
 from benchgen_agents.value_based.replay import PrioritizedReplay
 from tests.agents.agent_harness import environment_of
 from tests.conftest import REPO, cli_env, run_cli_subprocess
@@ -151,42 +154,12 @@ def is_noise(key: str) -> bool:
     return key.rsplit(".", 1)[-1] in ("eps_in", "eps_out")
 
 
-def test_weights_propagate_from_learner_to_actors(local_ray):
-    L, agent, ctx = learner(apex_config(synchronized=True, weight_sync_updates=1), budget_steps=800)
-    try:
-        L.start()
-        initial = {k: v.clone() for k, v in agent.online.state_dict().items()}
-        L.run()
-        assert agent.counters["updates"] > 50
-        assert L.stats["weights_verified"] > 20  # actors' checksums matched the published weights
-        assert all(v > 0 for v in L.stats["max_version"])
-        for actor in L.actors:  # what an actor acts with is exactly a version the learner published
-            version, online, _ = ray.get(actor.parameters.remote())
-            assert version > 0
-            published = ray.get(L.refs[version][0])
-            params = [k for k in published if not is_noise(k)]
-            assert all(np.array_equal(online[k], published[k]) for k in params)
-            # ... and its exploration noise is its own (drawn after loading the weights)
-            assert not all(np.array_equal(online[k], published[k]) for k in published if is_noise(k))
-        # a fresh publication reaches the actors with their next chunk: equal to the learner's nets
-        L._publish()
-        online_ref, target_ref = L.refs[L.version]
-        for actor in L.actors:
-            ray.get(actor.collect.remote(1, online_ref, target_ref, L.version))
-            version, online, target = ray.get(actor.parameters.remote())
-            assert version == L.version
-            for k, v in agent.online.state_dict().items():
-                assert is_noise(k) or np.array_equal(online[k], v.numpy()), k
-            for k, v in agent.target.state_dict().items():
-                assert is_noise(k) or np.array_equal(target[k], v.numpy()), k
-            assert not all(np.array_equal(online[k], initial[k].numpy()) for k in initial if "weight_mu" in k)
-    finally:
-        L.stop()
-
-
-@pytest.mark.parametrize("actors", [1, 2])
-def test_synchronized_mode_does_one_update_per_four_agent_steps(local_ray, actors):
-    config = apex_config(actors=actors, synchronized=True)
+def run_synchronized(actors: int) -> SimpleNamespace:
+    """A synchronized learner with ``actors`` actors over 1000 agent steps, publishing its weights
+    after every update. Records the counters whenever an actor is sent on, what each actor acts
+    with once the budget is used (and the weights published as its version), and what each holds
+    after one more chunk that brings a fresh publication; then stops the actors."""
+    config = apex_config(actors=actors, synchronized=True, weight_sync_updates=1)
     L, agent, ctx = learner(config, budget_steps=1000)
     c = agent.counters
     seen = []
@@ -199,16 +172,73 @@ def test_synchronized_mode_does_one_update_per_four_agent_steps(local_ray, actor
     L._submit = record
     try:
         L.start()
+        initial = {k: v.clone() for k, v in agent.online.state_dict().items()}
         L.run()
+        held = []  # per actor: (its weights version, its online net, the published weights of that version)
+        for actor in L.actors:
+            version, online, _ = ray.get(actor.parameters.remote())
+            held.append((version, online, ray.get(L.refs[version][0])))
+        L._publish()
+        online_ref, target_ref = L.refs[L.version]
+        fresh = []  # per actor: (version, online, target) after a chunk that brought the fresh publication
+        for actor in L.actors:
+            ray.get(actor.collect.remote(1, online_ref, target_ref, L.version))
+            fresh.append(ray.get(actor.parameters.remote()))
     finally:
         L.stop()
+    return SimpleNamespace(
+        config=config, learner=L, agent=agent, ctx=ctx, seen=seen, initial=initial, held=held, fresh=fresh
+    )
+
+
+@pytest.fixture(scope="module")
+def synchronized_run(local_ray):
+    """``synchronized_run(actors)``: :func:`run_synchronized`, run once per actor count for the
+    tests that read it (each run starts its actors: Ray's worker start-up dominates these tests)."""
+    runs: dict[int, SimpleNamespace] = {}
+
+    def get(actors: int) -> SimpleNamespace:
+        if actors not in runs:
+            runs[actors] = run_synchronized(actors)
+        return runs[actors]
+
+    return get
+
+
+def test_weights_propagate_from_learner_to_actors(synchronized_run):
+    run = synchronized_run(2)
+    L, agent = run.learner, run.agent
+    assert agent.counters["updates"] > 50
+    assert L.stats["weights_verified"] > 20  # actors' checksums matched the published weights
+    assert all(v > 0 for v in L.stats["max_version"])
+    assert len(run.held) == len(run.fresh) == 2  # both actors
+    for version, online, published in run.held:  # what an actor acts with is exactly a version the learner published
+        assert version > 0
+        params = [k for k in published if not is_noise(k)]
+        assert all(np.array_equal(online[k], published[k]) for k in params)
+        # ... and its exploration noise is its own (drawn after loading the weights)
+        assert not all(np.array_equal(online[k], published[k]) for k in published if is_noise(k))
+    # a fresh publication reaches the actors with their next chunk: equal to the learner's nets
+    for version, online, target in run.fresh:
+        assert version == L.version
+        for k, v in agent.online.state_dict().items():
+            assert is_noise(k) or np.array_equal(online[k], v.numpy()), k
+        for k, v in agent.target.state_dict().items():
+            assert is_noise(k) or np.array_equal(target[k], v.numpy()), k
+        assert not all(np.array_equal(online[k], run.initial[k].numpy()) for k in run.initial if "weight_mu" in k)
+
+
+@pytest.mark.parametrize("actors", [1, 2])
+def test_synchronized_mode_does_one_update_per_four_agent_steps(synchronized_run, actors):
+    run = synchronized_run(actors)
+    config, c, seen = run.config, run.agent.counters, run.seen
     chunk = config.actor_chunk_steps * config.actor_envs
     learning = config.learning_starts_steps
     first_paid = (-(-learning // chunk) - 1) * chunk  # agent steps before the chunk that starts learning
     assert all(credit == 0 for _, _, credit in seen)
     for steps, updates, _ in seen:
         assert updates == max(0, steps - first_paid) // 4
-    assert ctx.steps_done == 1000 and c["agent_steps"] == 1000
+    assert run.ctx.steps_done == 1000 and c["agent_steps"] == 1000
     assert c["updates"] == (1000 - first_paid) // 4
 
 
@@ -225,24 +255,35 @@ def test_asynchronous_mode_never_exceeds_the_update_ratio(local_ray):
     assert min(L.stats["chunks"]) > 0
 
 
-def test_a_resumed_learner_continues_from_its_checkpoint(local_ray, tmp_path):
+@pytest.fixture(scope="module")
+def warmed_up_unit(local_ray, tmp_path_factory):
+    """A synchronized unit of 18 actions trained past its warm-up (300 agent steps) to 500 agent
+    steps, then saved with its memory: the warm-up and resume tests continue it (one start-up of
+    its actors for both)."""
+    config = apex_config(synchronized=True, save_replay=True, learning_starts_frames=4 * 300)  # 300 agent steps
+    L, agent, ctx = learner(config, budget_steps=500, num_actions=18)
+    L.train()
+    ckpt = tmp_path_factory.mktemp("apex") / "ckpt"
+    agent.save(ckpt)
+    return SimpleNamespace(config=config, learner=L, agent=agent, ctx=ctx, ckpt=ckpt)
+
+
+def test_a_resumed_learner_continues_from_its_checkpoint(warmed_up_unit):
     """The learner saves as the single agent does; on resume the actors are rebuilt from the
     saved weights and the saved memory (one stream per actor sub-environment) is reused."""
-    config = apex_config(synchronized=True, save_replay=True)
-    L, agent, ctx = learner(config, budget_steps=400)
-    L.train()
-    agent.save(tmp_path / "ckpt")
+    unit = warmed_up_unit
+    agent, ctx = unit.agent, unit.ctx
     updates, valid = agent.counters["updates"], agent.replay.num_valid
 
-    resumed, again, ctx2 = learner(config, budget_steps=800)
-    again.load(tmp_path / "ckpt")
+    resumed, again, ctx2 = learner(unit.config, budget_steps=800, num_actions=18)
+    again.load(unit.ckpt)
     ctx2.frames = ctx.frames  # the runner restores the unit's frame counter
     for k, v in agent.online.state_dict().items():
         assert torch.equal(v, again.online.state_dict()[k])
     assert again.replay.num_envs == 4 and again.replay.num_valid == valid
     resumed.train()
     assert ctx2.steps_done == 800 and again.counters["agent_steps"] == 800
-    assert again.counters["updates"] == updates + 400 // 4  # learning had started: every step pays
+    assert again.counters["updates"] == updates + 300 // 4  # learning had started: every step pays
     assert again.replay.num_added == 800
 
 
@@ -270,20 +311,21 @@ def test_an_actor_acts_uniformly_over_all_actions_for_its_random_steps_then_by_i
     assert np.all(actor.collect(10, random_steps=0)["actions"] == 7)
 
 
-def test_actors_warm_up_for_the_units_first_learning_start_steps_only(local_ray, tmp_path):
+def test_actors_warm_up_for_the_units_first_learning_start_steps_only(warmed_up_unit, tmp_path):
     """The learner hands out the unit's first ``learning_starts_steps`` agent steps as random
     steps, over all actors together; a unit resumed past them gets none."""
-    config = apex_config(synchronized=True, learning_starts_frames=4 * 300)  # 300 agent steps
-    L, agent, ctx = learner(config, budget_steps=500, num_actions=18)
-    L.train()
+    unit = warmed_up_unit
+    L, agent, ctx = unit.learner, unit.agent, unit.ctx
     assert ctx.steps_done == 500 and agent.counters["updates"] > 0
     assert sum(L.stats["random_steps"]) == 300 and all(n > 0 for n in L.stats["random_steps"])
     stored = agent.replay.actions[agent.replay.tree.get(np.arange(agent.replay.slots)) > 0]
     assert len(np.unique(stored)) == 18  # the warm-up's transitions cover every action
-    agent.save(tmp_path / "ckpt")
 
-    resumed, again, ctx2 = learner(config, budget_steps=700, num_actions=18)
-    again.load(tmp_path / "ckpt")  # no saved memory: it refills, yet no random steps again
+    bare = tmp_path / "ckpt"  # the checkpoint without its memory
+    shutil.copytree(unit.ckpt, bare, ignore=shutil.ignore_patterns(REPLAY_DIR))
+    resumed, again, ctx2 = learner(unit.config, budget_steps=700, num_actions=18)
+    again.load(bare)
+    assert again.replay is None  # no saved memory: it refills, yet no random steps again
     ctx2.frames = ctx.frames
     resumed.train()
     assert ctx2.steps_done == 700 and resumed.stats["random_steps"] == [0, 0]
