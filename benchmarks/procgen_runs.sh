@@ -24,7 +24,7 @@
 # PPO here takes the suite's tuned settings, which start the IMPALA CNN as baselines does
 # (extractor_init glorot) and take baselines' PPO2 value loss (value_loss ppo2), both since
 # 2026-11-28. The first coinrun run, with stable-baselines3's orthogonal start and value loss, played
-# at random level through 1M steps; it is kept, parked and never resumed by this script, as
+# no better than a blind policy (the paper's R_min, 5) through 1M steps; it is kept, parked and never resumed by this script, as
 # benchmarks/parked/procgen/ppo_orthogonal_init-coinrun-seed0 (docs/measurements/procgen-diagnosis.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
