@@ -7,10 +7,8 @@ worker killed mid-run is replaced from the last synchronized state."""
 
 from __future__ import annotations
 
-import copy
 import os
 import signal
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -53,6 +51,7 @@ def _setup(suite: str, workers: int, envs: int = 2):
     factory = SuiteFactory(inbox.key, suite, tasks)
     env, _ = factory(1, seed=0)
     environment = AgentEnvironment(env.single_observation_space, env.single_action_space, 4)
+    env.close()
     config = PPOConfig(
         policy=policy,
         n_steps=n_steps,
@@ -67,7 +66,7 @@ def _setup(suite: str, workers: int, envs: int = 2):
         workers=workers,
         worker_cpus=0.25,
     )
-    return inbox, factory, environment, config, env  # env: one process's, open (the caller closes it)
+    return inbox, factory, environment, config
 
 
 def _single_process_update(config, environment, start_state, batches: list[dict], env_for_spaces):
@@ -108,36 +107,16 @@ def _assert_same(a: dict, b: dict, atol: float = 0.0):
             assert torch.equal(a[key], b[key]), key
 
 
-#: the run whose group, after its two checked updates, loses a worker (the killed-worker test reads
-#: it): a group of 2 restarts faster than one of 4, and a fresh group is what the test pays for
-KILLED = ("airstriker", 2)
-
-
-def play(ray, suite: str, workers: int) -> SimpleNamespace:
-    """A group of ``workers`` on ``suite`` takes two updates; records each one's start state,
-    result, every worker's state and last batch. The :data:`KILLED` run's group then loses rank 1
-    (SIGKILL) and plays a third round; records that round, the group's restarts and the new
-    workers' states (or the error, raised by the test that reads it). The run's episode reports
-    are left unopened (``inbox``): each test opens them with its own copy, once and in order."""
+# The averaging is one code path for any number of workers: more workers than the CI machine's 2
+# cores on the cheapest suite, and each image suite (stable-retro's, ale-py's) with 2 workers.
+@pytest.mark.parametrize(("suite", "workers"), [("chain", 4), ("airstriker", 2), ("atari_saber", 2)])
+def test_workers_average_gradients_like_one_process_on_the_joined_batch(local_ray, suite, workers):
+    inbox, factory, environment, config = _setup(suite, workers, envs=1 if suite != "chain" else 2)
     envs = 1 if suite != "chain" else 2
-    inbox, factory, environment, config, env = _setup(suite, workers, envs=envs)
-    run = SimpleNamespace(
-        inbox=inbox, factory=factory, environment=environment, config=config, env=env, envs=envs, rounds=[]
-    )
-    try:
-        _play_rounds(ray, run, suite, workers)
-    except BaseException:
-        env.close()
-        raise
-    return run
-
-
-def _play_rounds(ray, run: SimpleNamespace, suite: str, workers: int) -> None:
-    config, environment, envs = run.config, run.environment, run.envs
     start = fresh_ppo_state(config, environment)
     group = DataParallelGroup(
-        ray,
-        run.factory,
+        local_ray,
+        factory,
         PPOWorkerProgram(config, environment, PPOAgent),
         workers=workers,
         envs_per_worker=envs,
@@ -148,75 +127,54 @@ def _play_rounds(ray, run: SimpleNamespace, suite: str, workers: int) -> None:
     try:
         state = start
         for _ in range(2):  # two updates: the second starts from the first's (averaged) Adam state
-            result = group.play_round(RoundPlan(config.n_steps, True, 0, 10**9))
+            plan = RoundPlan(config.n_steps, True, 0, 10**9)
+            result = group.play_round(plan)
             states = ray.get([a.state.remote() for a in group.actors])
+            for other in states[1:]:  # every worker took the same step
+                _assert_same(states[0]["policy"], other["policy"])
+            _assert_same(states[0]["policy"], result.state["policy"])
             batches = ray.get([a.last_batch.remote() for a in group.actors])
-            run.rounds.append(SimpleNamespace(start=state, result=result, states=states, batches=batches))
-            state = result.state
-        if (suite, workers) == KILLED:
+            assert len({b["observations"].tobytes() for b in batches}) == workers  # each its own data
+            env, _ = factory(1, seed=0)
             try:
-                os.kill(group.pids[1], signal.SIGKILL)
-                steps_done = 2 * workers * envs * config.n_steps
-                run.after_kill = group.play_round(RoundPlan(config.n_steps, True, steps_done, 10**9))
-                run.restarts = group.restarts
-                run.states_after_kill = ray.get([a.state.remote() for a in group.actors])
-            except Exception as exc:  # the killed-worker test's failure, not the averaging test's
-                run.kill_error = exc
+                expected = _single_process_update(config, environment, state, batches, BenchgenVecEnv(env))
+            finally:
+                env.close()
+            _assert_same(expected, result.state["policy"], atol=2e-5)
+            assert result.state["n_updates"] == state["n_updates"] + config.n_epochs
+            for report in result.reports:
+                inbox.open(report)  # genuine, in order
+            assert sum(r.frames for r in result.reports) == workers * envs * config.n_steps * 4
+            state = result.state
     finally:
         group.stop()
 
 
-@pytest.fixture(scope="module")
-def played(local_ray):
-    """``played(suite, workers)``: :func:`play`, run once per case for the tests that read it (a
-    group's start, its workers' processes importing torch, is most of these tests' time)."""
-    runs: dict[tuple[str, int], SimpleNamespace] = {}
-
-    def get(suite: str, workers: int) -> SimpleNamespace:
-        if (suite, workers) not in runs:
-            runs[suite, workers] = play(local_ray, suite, workers)
-        return runs[suite, workers]
-
-    yield get
-    for run in runs.values():
-        run.env.close()
-
-
-# The averaging is one code path for any number of workers: more workers than the CI machine's 2
-# cores on the cheapest suite, and each image suite (stable-retro's, ale-py's) with 2 workers.
-@pytest.mark.parametrize(("suite", "workers"), [("chain", 4), ("airstriker", 2), ("atari_saber", 2)])
-def test_workers_average_gradients_like_one_process_on_the_joined_batch(played, suite, workers):
-    run = played(suite, workers)
-    config, environment, envs = run.config, run.environment, run.envs
-    inbox = copy.deepcopy(run.inbox)  # unopened
-    assert len(run.rounds) == 2
-    for r in run.rounds:  # two updates: the second starts from the first's (averaged) Adam state
-        for other in r.states[1:]:  # every worker took the same step
-            _assert_same(r.states[0]["policy"], other["policy"])
-        _assert_same(r.states[0]["policy"], r.result.state["policy"])
-        assert len({b["observations"].tobytes() for b in r.batches}) == workers  # each its own data
-        expected = _single_process_update(config, environment, r.start, r.batches, BenchgenVecEnv(run.env))
-        _assert_same(expected, r.result.state["policy"], atol=2e-5)
-        assert r.result.state["n_updates"] == r.start["n_updates"] + config.n_epochs
-        for report in r.result.reports:
-            inbox.open(report)  # genuine, in order
-        assert sum(rep.frames for rep in r.result.reports) == workers * envs * config.n_steps * 4
-
-
-def test_a_killed_worker_is_replaced_from_the_last_synchronized_state(played):
-    run = played(*KILLED)
-    if hasattr(run, "kill_error"):
-        raise run.kill_error
-    config, (_suite, workers), envs = run.config, KILLED, run.envs
-    first, second = run.rounds[-1].result, run.after_kill
-    assert run.restarts == 1
-    # the round was played again by a new group, from the last round's state: one update more
-    assert second.state["n_updates"] == first.state["n_updates"] + config.n_epochs
-    for other in run.states_after_kill[1:]:
-        _assert_same(run.states_after_kill[0]["policy"], other["policy"])
-    inbox = copy.deepcopy(run.inbox)  # unopened
-    frames = 0
-    for report in [rep for r in run.rounds for rep in r.result.reports] + second.reports:
-        ends, used = inbox.open(report)  # the new workers' reports open in order too
-        frames += used
-    assert frames == 3 * workers * envs * config.n_steps * 4  # three rounds, nothing of the failed one
+def test_a_killed_worker_is_replaced_from_the_last_synchronized_state(local_ray):
+    inbox, factory, environment, config = _setup("chain", workers=2)
+    group = DataParallelGroup(
+        local_ray,
+        factory,
+        PPOWorkerProgram(config, environment, PPOAgent),
+        workers=2,
+        envs_per_worker=2,
+        unit_seed=0,
+        worker_cpus=config.worker_cpus,
+    )
+    group.start(fresh_ppo_state(config, environment), steps_done=0)
+    try:
+        first = group.play_round(RoundPlan(config.n_steps, True, 0, 10**9))
+        os.kill(group.pids[1], signal.SIGKILL)
+        second = group.play_round(RoundPlan(config.n_steps, True, 64, 10**9))
+        assert group.restarts == 1
+        # the round was played again by a new group, from the first round's state: one update more
+        assert second.state["n_updates"] == first.state["n_updates"] + config.n_epochs
+        states = ray.get([a.state.remote() for a in group.actors])
+        _assert_same(states[0]["policy"], states[1]["policy"])
+        frames = 0
+        for report in first.reports + second.reports:  # the new workers' reports open in order too
+            ends, used = inbox.open(report)
+            frames += used
+        assert frames == 2 * 2 * 2 * config.n_steps * 4  # two rounds, nothing of the failed one
+    finally:
+        group.stop()

@@ -6,11 +6,9 @@ worker and a `benchgen run rainbow_joint --set workers=2` end to end."""
 
 from __future__ import annotations
 
-import copy
 import os
 import signal
 import sqlite3
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -79,25 +77,14 @@ def _fresh(config, environment):
     return agent
 
 
-#: the run whose group, after its checked updates, loses a worker (the killed-worker test reads it):
-#: a group of 2 restarts faster than one of 4, and a fresh group is what that test pays for
-KILLED = ("airstriker", 2)
-#: vector steps of the learning round the group plays after losing its worker: more than the 8 it
-#: takes an empty replay (learning_starts_frames=64, 2 environments) to be sampled
-AFTER_KILL = 12
-
-
-def play(ray, suite: str, workers: int) -> SimpleNamespace:
-    """A group of ``workers`` on ``suite`` fills its replays (a round without updates), then
-    takes two single updates; records the warm-up round and, per update, its result and every
-    worker's state and last batch. The :data:`KILLED` run's group then loses rank 0 (SIGKILL) and
-    plays a learning round of :data:`AFTER_KILL` steps; records it, the group's restarts and the
-    new workers' states (or the error, raised by the test that reads it). The run's episode
-    reports are left unopened (``inbox``): a test opens them with its own copy, once and in order."""
+# One code path for any number of workers (as for PPO): more workers than the CI machine's 2 cores
+# on the cheapest suite, the image suite with 2.
+@pytest.mark.parametrize(("suite", "workers"), [("chain", 4), ("airstriker", 2)])
+def test_algorithm_2_workers_average_gradients_like_one_process(local_ray, suite, workers):
     inbox, factory, environment, config = _setup(suite, workers)
-    run = SimpleNamespace(inbox=inbox, environment=environment, config=config, updates=[])
+    reference = _fresh(config, environment)
     group = DataParallelGroup(
-        ray,
+        local_ray,
         factory,
         QuietRainbowProgram(config, environment),
         workers=workers,
@@ -105,90 +92,65 @@ def play(ray, suite: str, workers: int) -> SimpleNamespace:
         unit_seed=0,
         worker_cpus=config.worker_cpus,
     )
-    group.start(learner_state(_fresh(config, environment)), steps_done=0)
+    group.start(learner_state(reference), steps_done=0)
     try:
-        run.warm = group.play_round(RoundPlan(20, False, 0, 10**6))  # fill the replays, no update
+        warm = group.play_round(RoundPlan(20, False, 0, 10**6))  # fill the replays, no update
+        assert warm.state["counters"]["updates"] == 0
+        for report in warm.reports:
+            inbox.open(report)
         steps = 20 * 2 * workers
         for _ in range(2):  # single updates: the second starts from the first's averaged Adam state
+            adopt(reference, warm.state)
             result = group.play_round(RoundPlan(1, True, steps, 10**6))
             steps += 2 * workers
             states = ray.get([a.state.remote() for a in group.actors])
+            for other in states[1:]:
+                for key, value in _weights(states[0]):
+                    assert torch.equal(value, other["online"][key]), key
             batches = ray.get([a.last_batch.remote() for a in group.actors])
-            run.updates.append(SimpleNamespace(result=result, states=states, batches=batches))
-        if (suite, workers) == KILLED:
-            try:
-                os.kill(group.pids[0], signal.SIGKILL)
-                run.after_kill = group.play_round(RoundPlan(AFTER_KILL, True, steps, 10**6))
-                run.restarts = group.restarts
-                run.states_after_kill = ray.get([a.state.remote() for a in group.actors])
-            except Exception as exc:  # the killed-worker test's failure, not the averaging test's
-                run.kill_error = exc
+            assert len({b["indices"].tobytes() + b["obs"].tobytes() for b in batches}) == workers  # own replays
+            # one process, the workers' batches joined: mean over all of weights x per-sample loss
+            losses = [reference.sample_losses(b)[0] * torch.as_tensor(b["weights"]) for b in batches]
+            reference.optimizer.zero_grad(set_to_none=True)
+            torch.cat(losses).mean().backward()
+            torch.nn.utils.clip_grad_norm_(reference.online.parameters(), config.max_grad_norm)
+            reference.optimizer.step()
+            for key, value in _weights({"online": reference.online.state_dict()}):
+                torch.testing.assert_close(result.state["online"][key], value, atol=1e-5, rtol=1e-4, msg=key)
+            assert result.state["counters"]["updates"] == 1 + warm.state["counters"]["updates"]
+            for report in result.reports:
+                inbox.open(report)  # genuine, in order
+            warm = result
     finally:
         group.stop()
-    return run
 
 
-@pytest.fixture(scope="module")
-def played(local_ray):
-    """``played(suite, workers)``: :func:`play`, run once per case for the tests that read it (a
-    group's start, its workers' processes importing torch, is most of these tests' time)."""
-    runs: dict[tuple[str, int], SimpleNamespace] = {}
-
-    def get(suite: str, workers: int) -> SimpleNamespace:
-        if (suite, workers) not in runs:
-            runs[suite, workers] = play(local_ray, suite, workers)
-        return runs[suite, workers]
-
-    return get
-
-
-# One code path for any number of workers (as for PPO): more workers than the CI machine's 2 cores
-# on the cheapest suite, the image suite with 2.
-@pytest.mark.parametrize(("suite", "workers"), [("chain", 4), ("airstriker", 2)])
-def test_algorithm_2_workers_average_gradients_like_one_process(played, suite, workers):
-    run = played(suite, workers)
-    config, warm = run.config, run.warm
-    reference = _fresh(config, run.environment)
-    inbox = copy.deepcopy(run.inbox)  # unopened
-    assert warm.state["counters"]["updates"] == 0
-    for report in warm.reports:
-        inbox.open(report)
-    assert len(run.updates) == 2
-    for update in run.updates:  # single updates: the second starts from the first's averaged Adam state
-        adopt(reference, warm.state)
-        result, states, batches = update.result, update.states, update.batches
-        for other in states[1:]:
-            for key, value in _weights(states[0]):
-                assert torch.equal(value, other["online"][key]), key
-        assert len({b["indices"].tobytes() + b["obs"].tobytes() for b in batches}) == workers  # own replays
-        # one process, the workers' batches joined: mean over all of weights x per-sample loss
-        losses = [reference.sample_losses(b)[0] * torch.as_tensor(b["weights"]) for b in batches]
-        reference.optimizer.zero_grad(set_to_none=True)
-        torch.cat(losses).mean().backward()
-        torch.nn.utils.clip_grad_norm_(reference.online.parameters(), config.max_grad_norm)
-        reference.optimizer.step()
-        for key, value in _weights({"online": reference.online.state_dict()}):
-            torch.testing.assert_close(result.state["online"][key], value, atol=1e-5, rtol=1e-4, msg=key)
-        assert result.state["counters"]["updates"] == 1 + warm.state["counters"]["updates"]
-        for report in result.reports:
-            inbox.open(report)  # genuine, in order
-        warm = result
-
-
-def test_a_killed_worker_is_replaced_and_the_group_goes_on(played):
-    run = played(*KILLED)
-    if hasattr(run, "kill_error"):
-        raise run.kill_error
-    first, second = run.updates[-1].result, run.after_kill
-    assert first.state["counters"]["updates"] > 0
-    assert run.restarts == 1
-    # the new group started from the last round's state, its replays empty: they refill first
-    # (full, they would give each of the round's steps its update)
-    updates = second.state["counters"]["updates"] - first.state["counters"]["updates"]
-    assert 0 <= updates < AFTER_KILL
-    states = run.states_after_kill
-    for key, value in _weights(states[0]):
-        assert torch.equal(value, states[1]["online"][key]), key
+def test_a_killed_worker_is_replaced_and_the_group_goes_on(local_ray):
+    inbox, factory, environment, config = _setup("chain", 2)
+    group = DataParallelGroup(
+        local_ray,
+        factory,
+        QuietRainbowProgram(config, environment),
+        workers=2,
+        envs_per_worker=2,
+        unit_seed=0,
+        worker_cpus=config.worker_cpus,
+    )
+    group.start(learner_state(_fresh(config, environment)), steps_done=0)
+    try:
+        first = group.play_round(RoundPlan(30, True, 0, 10**6))
+        assert first.state["counters"]["updates"] > 0
+        os.kill(group.pids[0], signal.SIGKILL)
+        second = group.play_round(RoundPlan(30, True, 120, 10**6))
+        assert group.restarts == 1
+        # the new group started from the first round's state, its replays empty: they refill first
+        updates = second.state["counters"]["updates"] - first.state["counters"]["updates"]
+        assert 0 <= updates < 30
+        states = ray.get([a.state.remote() for a in group.actors])
+        for key, value in _weights(states[0]):
+            assert torch.equal(value, states[1]["online"][key]), key
+    finally:
+        group.stop()
 
 
 def test_rainbow_joint_with_two_workers_end_to_end(tmp_path):
