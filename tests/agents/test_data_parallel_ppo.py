@@ -34,13 +34,6 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    yield ray
-    ray.shutdown()
-
-
 def _setup(suite: str, workers: int, envs: int = 2):
     tasks, policy, n_steps = CASES[suite]
     inbox = EpisodeInbox()

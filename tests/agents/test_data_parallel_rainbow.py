@@ -24,13 +24,6 @@ from tests.fixture_plugins.suite_factory import QuietRainbowProgram, SuiteFactor
 ray = pytest.importorskip("ray")
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    yield ray
-    ray.shutdown()
-
-
 def _setup(suite: str, workers: int):
     if suite == "chain":
         tasks, extra = ["chain-8", "chain-12"], {"frame_stack": 1, "mlp_hidden_size": 32}

@@ -69,27 +69,23 @@ def test_contiguous_shares():
     ]
 
 
-def test_one_process_and_two_reach_the_same_weights_after_a_round():
-    ray = pytest.importorskip("ray")
+def test_one_process_and_two_reach_the_same_weights_after_a_round(local_ray):
     from benchgen_agents.data_parallel.engine import DataParallelGroup
 
+    ray = local_ray
     inbox, factory, environment, config = _setup()
     start = fresh_ppo_state(config, environment)
     one, one_batch = _in_process_round(config, environment, factory, start)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    program = PPOWorkerProgram(config, environment, PPOAgent)
+    group = DataParallelGroup(
+        ray, factory, program, workers=2, virtual_workers=VIRTUAL, envs_per_worker=1, unit_seed=7, worker_cpus=0.25
+    )
+    group.start(start, steps_done=0)
     try:
-        program = PPOWorkerProgram(config, environment, PPOAgent)
-        group = DataParallelGroup(
-            ray, factory, program, workers=2, virtual_workers=VIRTUAL, envs_per_worker=1, unit_seed=7, worker_cpus=0.25
-        )
-        group.start(start, steps_done=0)
-        try:
-            two = group.play_round(RoundPlan(N_STEPS, True, 0, 10**9))
-            batches = ray.get([a.last_batch.remote() for a in group.actors])
-        finally:
-            group.stop()
+        two = group.play_round(RoundPlan(N_STEPS, True, 0, 10**9))
+        batches = ray.get([a.last_batch.remote() for a in group.actors])
     finally:
-        ray.shutdown()
+        group.stop()
     # the same virtual workers played the same episodes, hosted 4 in one process or 2 + 2
     assert [b["virtual"] for b in batches] == [[0, 1], [2, 3]]
     for name in ("observations", "actions", "advantages"):

@@ -85,25 +85,7 @@ class ApexContext(TrainingContext):
         return ends
 
     def ray(self):
-        return ray  # connected by the local_ray fixture
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    """One local Ray instance (loopback only) for the in-process tests of this module."""
-    from benchgen.run.execution.ray_connect import connect
-
-    saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), saved]))  # actors import tests.fixture_plugins
-    try:
-        connect(None, 0, 0)
-        yield ray
-    finally:
-        ray.shutdown()
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
+        return ray  # connected by the local_ray fixture (tests/agents/conftest.py)
 
 
 def learner(config: RainbowIQNConfig, budget_steps: int, num_actions: int = 3):
@@ -333,7 +315,7 @@ def test_actors_warm_up_for_the_units_first_learning_start_steps_only(warmed_up_
 
 def test_more_actor_cpus_than_ray_has_is_a_usage_error(local_ray):
     L, agent, ctx = learner(apex_config(actors=2, actor_cpus=64.0), budget_steps=100)
-    with pytest.raises(UsageError, match="need 128 CPUs but Ray has 2"):
+    with pytest.raises(UsageError, match="need 128 CPUs but Ray has 4"):
         L.train()
     assert L.actors == []
 
