@@ -69,6 +69,7 @@ def test_random_agent_end_to_end(benchgen, tmp_path):
     meta = json.loads((out / "run.json").read_text())
     assert meta["protocol"]["sticky_action_probability"] == 0.1 and meta["protocol"]["minatar_version"] == "1.0.15"
     assert any(p["name"] == "minatar" and p["distribution"] == "benchgen-minatar" for p in meta["plugins"])
+    assert meta["versions"]["minatar"] == "1.0.15"  # the suite's declared software, recorded with the run
     episodes = _episodes(out)
     by_task = {t: [e for e in episodes if e["task"] == t] for t in ("breakout", "freeway")}
     assert by_task["breakout"] and all(e["end_reason"] == "game_over" for e in by_task["breakout"])

@@ -56,6 +56,9 @@ class MinAtarSuite(Suite):
     task_score_rule = "mean raw score of the last 100 training episodes (Machado et al. 2018)"
     default_split = "all"
     default_joint_split = "holdout_space_invaders"
+    #: the package that plays the games: every run records its installed version in run.json
+    #: (``versions``), and a resume under another version is refused unless forced
+    software = ("minatar",)
 
     def tasks(self) -> list[str]:
         return list(env.GAMES)
