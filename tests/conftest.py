@@ -120,6 +120,26 @@ def is_ray_test(nodeid: str) -> bool:
     return Path(path).name in RAY_MODULES or test.split("[")[0] in RAY_TESTS
 
 
+#: where the tests' temporary directories go when the machine has a RAM-backed filesystem
+RAM_TEMP = Path("/dev/shm")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """The tests' ``tmp_path`` directories on a RAM-backed filesystem (``/dev/shm``) when there is one
+    and no ``--basetemp`` was given. A run writes about 15,000 files (run stores, checkpoints with
+    replay memories, reports); on this machine's disk, deleting an earlier run's tree (pytest keeps
+    three and deletes the oldest when a session ends) took a minute at about 4 ms a file while its
+    writes were still being flushed. Each passing test's directory is removed when it ends
+    (``tmp_path_retention_policy``, pyproject.toml), so the RAM held is one test's files per process
+    plus the failures', which the next session's start clears. Runs before pytest's own
+    ``pytest_configure`` reads ``basetemp``; xdist's workers get a folder under it."""
+    if config.option.basetemp or hasattr(config, "workerinput"):
+        return
+    if RAM_TEMP.is_dir() and os.access(RAM_TEMP, os.W_OK | os.X_OK):
+        config.option.basetemp = str(RAM_TEMP / f"benchgen-pytest-{os.getuid()}")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` with the Ray tests as one group. Not by ``xdist_group`` marks: pytest-xdist
