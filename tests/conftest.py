@@ -157,6 +157,19 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 @pytest.fixture(autouse=True)
+def _forget_modules_imported_from_tmp_path(tmp_path_factory):
+    """Modules a test imported from its temporary directories are dropped when it ends: a passing
+    test's directory is removed (``tmp_path_retention_policy``), and a later test importing a module
+    of the same name would otherwise get the cached one, whose data files next to it are gone."""
+    yield
+    base = str(tmp_path_factory.getbasetemp())
+    for name in [
+        name for name, module in sys.modules.items() if (getattr(module, "__file__", None) or "").startswith(base)
+    ]:
+        del sys.modules[name]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_registry(monkeypatch):
     from benchgen import registry
 
