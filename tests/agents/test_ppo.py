@@ -287,6 +287,8 @@ def test_cli_ppo_toy_mlp(tmp_path):
         "n_steps=32",
         "--set",
         "batch_size=64",
+        "--set",
+        "run.checkpoint_every=10000",  # a save every half budget, not budget / 20
         "--out",
         out,
         "--no-progress",
@@ -380,6 +382,8 @@ def test_cli_ppo_atari(tmp_path):
         "n_steps=64",
         "--set",
         "batch_size=64",
+        "--set",
+        "run.checkpoint_every=2048",  # a save every half budget, not budget / 20
         "--out",
         out,
         "--no-progress",
