@@ -18,7 +18,7 @@ from benchgen.remote import EpisodeInbox
 from benchgen_agents.data_parallel.engine import DataParallelGroup, RoundPlan
 from benchgen_agents.rainbow.config import RainbowConfig
 from benchgen_agents.rainbow.data_parallel import adopt, learner_state
-from tests.conftest import run_cli_subprocess
+from tests.conftest import run_cli
 from tests.fixture_plugins.suite_factory import QuietRainbowProgram, SuiteFactory
 
 ray = pytest.importorskip("ray")
@@ -146,9 +146,9 @@ def test_a_killed_worker_is_replaced_and_the_group_goes_on(local_ray):
         group.stop()
 
 
-def test_rainbow_joint_with_two_workers_end_to_end(tmp_path):
+def test_rainbow_joint_with_two_workers_end_to_end(tmp_path, local_ray):
     out = tmp_path / "run"
-    proc = run_cli_subprocess(
+    proc = run_cli(  # in this process: the unit's workers join the shared Ray instance
         "run", "chain", "rainbow_joint", "--split", "all", "--frames", "4000",
         "--set", "workers=2", "--set", "worker_cpus=0.5", "--set", "envs_per_worker=2",
         "--set", "round_steps=50", "--set", "frame_stack=1", "--set", "hidden_size=32",

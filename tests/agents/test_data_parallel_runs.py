@@ -9,12 +9,13 @@ import json
 import os
 import signal
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli_subprocess, start_cli
+from tests.conftest import run_cli, run_cli_subprocess, start_cli
 
 pytest.importorskip("ray")
 
@@ -80,9 +81,10 @@ def _check_whole(out: Path, budget: int) -> tuple[dict, list]:
     return units, mine
 
 
-def test_a_joint_run_with_two_workers_records_every_workers_episodes(tmp_path):
+def test_a_joint_run_with_two_workers_records_every_workers_episodes(tmp_path, local_ray):
     budget = 6 * ROUND_FRAMES
-    proc = run_cli_subprocess(*_args(tmp_path / "run", budget), plugins=PLUGINS)
+    # in this process: its unit's workers join the shared Ray instance instead of starting one
+    proc = run_cli(*_args(tmp_path / "run", budget), plugins=PLUGINS)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "2 data-parallel workers" in proc.stderr  # the plan says how it trains
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -99,28 +101,38 @@ def test_more_workers_than_cpus_are_refused_before_anything_is_written(tmp_path)
     assert not (tmp_path / "run").exists()
 
 
-def test_a_worker_killed_mid_run_is_replaced_and_the_run_ends_whole(tmp_path):
+def test_a_worker_killed_mid_run_is_replaced_and_the_run_ends_whole(tmp_path, local_ray):
     # rank 1 is killed within a poll (50 ms) of the first round's episodes; a round of these small
-    # tasks takes about 0.1 s, so the run is far from its 20th round then
+    # tasks takes about 0.1 s, so the run is far from its 20th round then. The run is in this
+    # process (its workers join the shared Ray instance); a thread watches it and kills the worker
     budget = 20 * ROUND_FRAMES
     out = tmp_path / "run"
-    proc = start_cli(*_args(out, budget), plugins=PLUGINS)
     pid_file = out / "units" / "joint-all-s0" / "workers" / "rank1.pid"
-    deadline = time.time() + 240
+    run_ended = threading.Event()
     killed = None
-    try:
-        while time.time() < deadline and proc.poll() is None:
-            if pid_file.is_file() and (out / "results.sqlite").is_file():
-                _units, episodes = _store(out)
-                if len(episodes) >= 10:  # a few rounds recorded: kill rank 1 mid-run
-                    killed = int(pid_file.read_text())
-                    os.kill(killed, signal.SIGKILL)
-                    break
+
+    def kill_rank1_mid_run():
+        nonlocal killed
+        while not run_ended.is_set():
+            try:
+                if pid_file.is_file() and (out / "results.sqlite").is_file():
+                    _units, episodes = _store(out)
+                    if len(episodes) >= 10:  # a few rounds recorded: kill rank 1 mid-run
+                        killed = int(pid_file.read_text())
+                        os.kill(killed, signal.SIGKILL)
+                        return
+            except sqlite3.Error:  # the store is being made
+                pass
             time.sleep(0.05)
-        _stdout, stderr = proc.communicate(timeout=600)
+
+    watcher = threading.Thread(target=kill_rank1_mid_run, daemon=True)
+    watcher.start()
+    try:
+        proc = run_cli(*_args(out, budget), plugins=PLUGINS, timeout=600)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        run_ended.set()
+        watcher.join()
+    stderr = proc.stderr
     assert killed is not None, "the run finished before a worker could be killed; raise the budget"
     assert proc.returncode == 0, stderr[-3000:]
     assert int(pid_file.read_text()) != killed  # rank 1 is a new process
@@ -135,7 +147,7 @@ IN_PROCESS = ["--set", "virtual_workers=4", "--set", "envs_per_worker=1"]
 
 
 @pytest.mark.parametrize("processes", ["two workers", "virtual workers in process"])
-def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path, processes):
+def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path, processes, request):
     """Issue 27 item 6: Ray's own SIGTERM handler (installed when the workers' instance starts)
     aborted the run with exit 134; the run stops like any other instead: a checkpoint, exit 130,
     and a resume that ends the run whole. The same for virtual workers hosted by the run's own
@@ -165,7 +177,9 @@ def test_sigterm_stops_a_run_with_two_workers_and_resume_ends_it_whole(tmp_path,
     assert "benchgen resume" in stderr and "Traceback" not in stderr, stderr[-3000:]
     joint = _store(out)[0]["joint-all-s0"]
     assert joint["status"] == "running" and 0 < joint["frames_done"] < budget
-    proc = run_cli_subprocess("resume", out, "--no-progress", plugins=PLUGINS)
+    if processes == "two workers":
+        request.getfixturevalue("local_ray")  # the resumed unit's workers join the shared instance
+    proc = run_cli("resume", out, "--no-progress", plugins=PLUGINS)  # in this process
     assert proc.returncode == 0, proc.stderr[-3000:]
     _check_whole(out, budget)
 
@@ -187,7 +201,7 @@ def _joint_weights(out: Path) -> dict:
     return torch.load(out / joint["last_checkpoint"] / "ppo.pt", weights_only=True)["policy"]
 
 
-def test_one_process_and_two_train_the_same_joint_policy(tmp_path):
+def test_one_process_and_two_train_the_same_joint_policy(tmp_path, local_ray):
     """Issue 29 item 5: ``virtual_workers`` is the math, ``workers`` the speed. One learned round
     of 4 virtual workers (16 steps each, minibatches of 8, per-minibatch advantage normalization)
     in the run's own process and in 2 Ray processes gives the same weights."""
@@ -200,7 +214,7 @@ def test_one_process_and_two_train_the_same_joint_policy(tmp_path):
         args[args.index("workers=2")] = f"workers={workers}"
         args[args.index("batch_size=32")] = "batch_size=8"
         args += ["--set", "virtual_workers=4"]
-        proc = run_cli_subprocess(*args, plugins=PLUGINS)
+        proc = run_cli(*args, plugins=PLUGINS)  # in this process; its workers join the shared Ray
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "4 virtual workers" in proc.stderr
         weights[workers] = _joint_weights(tmp_path / f"run{workers}")
