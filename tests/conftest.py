@@ -127,17 +127,18 @@ RAM_TEMP = Path("/dev/shm")
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     """The tests' ``tmp_path`` directories on a RAM-backed filesystem (``/dev/shm``) when there is one
-    and no ``--basetemp`` was given. A run writes about 15,000 files (run stores, checkpoints with
-    replay memories, reports); on this machine's disk, deleting an earlier run's tree (pytest keeps
-    three and deletes the oldest when a session ends) took a minute at about 4 ms a file while its
-    writes were still being flushed. Each passing test's directory is removed when it ends
-    (``tmp_path_retention_policy``, pyproject.toml), so the RAM held is one test's files per process
-    plus the failures', which the next session's start clears. Runs before pytest's own
-    ``pytest_configure`` reads ``basetemp``; xdist's workers get a folder under it."""
-    if config.option.basetemp or hasattr(config, "workerinput"):
+    and neither ``--basetemp`` nor ``PYTEST_DEBUG_TEMPROOT`` says where. A run writes about 15,000
+    files (run stores, checkpoints with replay memories, reports); on this machine's disk, deleting
+    an earlier run's tree (pytest keeps three and deletes the oldest when a session ends) took a
+    minute at about 4 ms a file while its writes were still being flushed. Only the root moves:
+    each session still gets a numbered directory of its own there (``pytest-of-USER/pytest-N``), so
+    sessions side by side never share one. Each passing test's directory is removed when it ends
+    (``tmp_path_retention_policy``, pyproject.toml), so the RAM held is the failures' files and the
+    session-wide fixtures'. Runs before pytest reads the root; xdist's workers get folders under it."""
+    if config.option.basetemp or hasattr(config, "workerinput") or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
         return
     if RAM_TEMP.is_dir() and os.access(RAM_TEMP, os.W_OK | os.X_OK):
-        config.option.basetemp = str(RAM_TEMP / f"benchgen-pytest-{os.getuid()}")
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(RAM_TEMP)
 
 
 @pytest.hookimpl(optionalhook=True)
