@@ -12,8 +12,10 @@ command's child processes write lands in ``stdout``/``stderr`` too. An exception
 ``main`` is printed as a traceback with exit status 1, as the interpreter does; ``SystemExit``
 gives its code.
 
-Tests of the process boundary itself (signals, kills, imports made at start-up, Ray) start a
-real interpreter instead (``tests.conftest.run_cli_subprocess``, ``start_cli``).
+Tests of the process boundary itself (signals, kills, imports made at start-up, a Ray instance
+the command starts and stops itself) start a real interpreter instead
+(``tests.conftest.run_cli_subprocess``, ``start_cli``); a command whose units' workers join an
+already connected Ray (``tests/agents/conftest.py``'s ``local_ray``) runs here.
 """
 
 from __future__ import annotations
