@@ -77,7 +77,15 @@ TINY["rainbow_joint"] = dict(TINY["rainbow"], workers=0)
 #: every clone), where an Atari one is a few KB
 TINY_ON_SUITE = {
     ("brfs", "sonic"): dict(max_frames_per_action=4),  # one expansion (of 4 frames) per action
+    ("uct", "sonic"): dict(simulations_per_action=2, max_depth_frames=4),  # no rollout past the new leaf
 }
+#: the planners learn nothing and plan every step (a Sonic step's search clones 1 MB states): a
+#: quarter of the suite's budget still plays several steps of each sub-environment
+PLANNER_BUDGET = {"atari_saber": "400", "sonic": "100"}
+#: ppo_joint runs a joint and a fine-tuning unit: half the suite's budget is still three or more
+#: updates of n_steps 32 on 2 sub-environments (the value-based joint agents keep the whole budget:
+#: on Procgen half of it would end before learning_starts_frames)
+HALF_BUDGET = {"ppo_joint"}
 
 
 def _tiny(agent: str, suite: str) -> list[str]:
@@ -94,6 +102,10 @@ def _first_party_agents() -> list[str]:
 @pytest.mark.parametrize("agent", _first_party_agents())
 def test_agent_on_suite(tmp_path, agent, suite):
     name, plugins, tasks, budget = SUITES[suite]
+    if agent in ("brfs", "uct"):
+        budget = (budget[0], PLANNER_BUDGET.get(suite, budget[1]), *budget[2:])  # (procgen refuses them)
+    elif agent in HALF_BUDGET:
+        budget = (budget[0], str(int(budget[1]) // 2), *budget[2:])
     if suite in PROTOCOLS:
         (tmp_path / "protocol.yaml").write_text(PROTOCOLS[suite])
         budget = tuple(str(tmp_path / "protocol.yaml") if a == "PROTOCOL" else a for a in budget)
@@ -123,6 +135,9 @@ def test_agent_on_suite(tmp_path, agent, suite):
         "--out",
         out,
         "--no-progress",
+        # resumable checkpoints at the reporting checkpoints and the end only (the default, every
+        # budget / 20, wrote about 20 per unit); evaluate loads the final one
+        f"--set=run.checkpoint_every={budget[1]}",
         *_tiny(agent, suite),
         plugins=plugins,
         timeout=600,
