@@ -105,6 +105,24 @@ def from_suite(attribute: str, default: Any) -> Any:
     return field(default=default, metadata={FROM_SUITE: attribute})
 
 
+#: metadata key of an agent config field that sets how the agent runs, not what it learns (see
+#: :func:`execution_setting`)
+EXECUTION = "benchgen_execution"
+
+
+def execution_setting(default: Any) -> Any:
+    """A dataclass field of an agent config that sets how the agent runs (device, threads, logging
+    cadence, what a checkpoint holds), not what it learns: the same updates up to the order of
+    float sums. Runs of one agent that differ only in such settings are the same experiment, so
+    ``benchgen compare`` pools their seeds (and says how they ran) instead of telling them apart."""
+    return field(default=default, metadata={EXECUTION: True})
+
+
+def execution_settings(config_class: type) -> frozenset[str]:
+    """The names of ``config_class``'s :func:`execution_setting` fields."""
+    return frozenset(f.name for f in dataclasses.fields(config_class) if f.metadata.get(EXECUTION))
+
+
 def suite_values(config_class: type, suite: Any) -> dict[str, Any]:
     """The values of ``config_class``'s :func:`from_suite` fields for ``suite``."""
     return {

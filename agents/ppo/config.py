@@ -15,6 +15,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from benchgen.config import execution_setting
 from benchgen_agents.common.torch_device import PRECISIONS, check_device
 
 POLICIES = ("auto", "CnnPolicy", "ImpalaCnnPolicy", "MlpPolicy")
@@ -120,7 +121,7 @@ class PPOConfig:
     """How ``act`` plays when asked for greedy actions (zero-shot evaluation): False samples from
     the policy, which is what PPO learned (RL Zoo evaluates Atari PPO stochastically because
     argmax policies get stuck, e.g. never pressing FIRE); True takes the most probable action."""
-    update_chunk: int | None = None
+    update_chunk: int | None = execution_setting(None)
     """Samples per forward/backward pass of a minibatch, in every PPO update (one process,
     data-parallel and virtual workers): a larger minibatch's gradient is accumulated over chunks of
     this many (``benchgen_agents.ppo.update``: the same update up to the order of float sums,
@@ -131,12 +132,12 @@ class PPOConfig:
     ``PPO.train``, bit for bit). benchgen setting: speed and memory only."""
     features_dim: int = 512
     """Width of the CNN's fully connected layer (Nature CNN: 512)."""
-    device: str = "auto"
+    device: str = execution_setting("auto")
     """torch device: 'auto' (CUDA if available), 'cpu', 'cuda', 'cuda:1'..."""
-    torch_threads: int = 0
+    torch_threads: int = execution_setting(0)
     """torch intra-op threads (0: ``OMP_NUM_THREADS`` if set, else every core this process may use but
     one, left to the environments; see ``benchgen_agents.common.torch_device.cpu_threads``)."""
-    log_interval: int = 1
+    log_interval: int = execution_setting(1)
     """Write SB3's training statistics to TensorBoard every this many rollouts."""
 
     # -- data-parallel training (benchgen_agents.data_parallel; Nichol et al. 2018, joint PPO) ---
@@ -157,18 +158,18 @@ class PPOConfig:
     envs_per_worker: int | None = None
     """Sub-environments per virtual worker (None: enough for every task of the unit to have one,
     i.e. ceil(tasks / virtual workers); with the paper's 188 workers on 47 levels, 1)."""
-    rollout_memory_gib: float = 4.0
+    rollout_memory_gib: float = execution_setting(4.0)
     """Rollout observations a process keeps in memory, in GiB (uint8 frames as they are, frame
     stacks one new frame per step); beyond it, its virtual workers' rollouts go to memory-mapped
     files under the unit's directory (188 Sonic workers x 8192 steps of 84x84 frames: 10 GiB a
     round), removed when the unit ends. A run whose disk cannot hold them is refused with what it
     needs."""
-    worker_cpus: float = 1.0
+    worker_cpus: float = execution_setting(1.0)
     """CPUs Ray reserves for each worker (0.5 lets two workers share a CPU); its torch threads."""
-    worker_restarts: int = 3
+    worker_restarts: int = execution_setting(3)
     """Times a unit restarts its worker group after losing a worker (from the last synchronized
     state), before it fails and the runner's retry resumes it from its last checkpoint."""
-    worker_timeout_s: float = 600.0
+    worker_timeout_s: float = execution_setting(600.0)
     """Seconds a round may take before the group counts a worker as lost (and the process
     group's collectives time out)."""
 

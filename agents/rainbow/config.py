@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchgen.config import execution_setting
 from benchgen.errors import UsageError, did_you_mean
 from benchgen_agents.value_based.config import ValueBasedConfig, check_int, check_number
 
@@ -89,12 +90,12 @@ class RainbowConfig(ValueBasedConfig):
     """Vector steps each worker plays between two reports to the unit's process (its episodes
     recorded, the synchronized state kept for checkpoints and restarts): a lost worker costs at
     most a round; benchgen's choice, not the paper's."""
-    worker_cpus: float = 1.0
+    worker_cpus: float = execution_setting(1.0)
     """CPUs Ray reserves for each worker (0.5 lets two workers share a CPU); its torch threads."""
-    worker_restarts: int = 3
+    worker_restarts: int = execution_setting(3)
     """Times a unit restarts its worker group after losing a worker (from the last round's state;
     the replays start empty) before it fails and the runner's retry resumes it."""
-    worker_timeout_s: float = 600.0
+    worker_timeout_s: float = execution_setting(600.0)
     """Seconds a round may take before the group counts a worker as lost."""
 
     def _validate(self) -> None:

@@ -19,7 +19,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from benchgen.config import from_suite
+from benchgen.config import execution_setting, from_suite
 from benchgen.errors import UsageError, did_you_mean
 from benchgen_agents.common.torch_device import PRECISIONS, check_device
 
@@ -101,7 +101,7 @@ class ValueBasedConfig:
     be sampled, as an Ape-X actor does, instead of the largest priority seen so far (PER and
     Rainbow: false). Computed with the online and target nets every ``update_period_steps``
     agent steps, before the next update."""
-    save_replay: bool = False
+    save_replay: bool = execution_setting(False)
     """Write the replay memory into checkpoints (up to ~7 GB on Atari) so that a resumed run
     continues exactly; without it a resumed run refills the memory before learning again
     (benchgen setting)."""
@@ -138,9 +138,9 @@ class ValueBasedConfig:
     """Copy the online net into the target net every this many frames (Rainbow: 32K)."""
 
     # -- runtime --------------------------------------------------------------------------
-    device: str = "auto"
+    device: str = execution_setting("auto")
     """Torch device: "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N"."""
-    torch_threads: int = 0
+    torch_threads: int = execution_setting(0)
     """CPU threads for torch (0: on the CPU, the runner's share of the cores, else every core this
     process may use but one, which the emulator keeps: ``torch_device.cpu_threads`` says why; on a
     GPU, 1)."""
@@ -151,11 +151,11 @@ class ValueBasedConfig:
     by kernel count, not arithmetic (docs/measurements/performance.md, "On a GPU"); about 3 significant digits per product
     (benchgen setting). Opt-in until a learning check shows that bfloat16 learns as float32 does
     (not yet run; see docs/measurements/performance.md)."""
-    cuda_graphs: bool = True
+    cuda_graphs: bool = execution_setting(True)
     """On a CUDA device, replay the learner step (losses, backward pass, optimizer step) as a
     CUDA graph after three eager steps: the same arithmetic with one launch instead of hundreds
     (``value_based/cuda_graph.py``; benchgen setting). No effect on the CPU; false: eager steps."""
-    log_every_updates: int = 250
+    log_every_updates: int = execution_setting(250)
     """Log loss and Q statistics (TensorBoard) averaged over this many learner updates."""
 
     # -- derived (computed in __post_init__, not settable) -----------------------------------

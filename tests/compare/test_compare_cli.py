@@ -195,3 +195,24 @@ def test_scores_at_a_checkpoint_with_the_matching_reference(tmp_path):
     assert data["references"]["toy_ref"]["checkpoint"] == "1000"
     assert data["per_task"]["views"]["score"]["count-20"]["toy_ref (ref)"]["mean"] == 10.0
     assert data["welch"][0]["tasks"]["count-20"]["mean_y"] == 5.0
+
+
+def test_runs_differing_only_in_how_they_ran_pool_their_seeds(tmp_path):
+    """Seeds of one agent run with other threads or devices (``execution_setting`` fields) are
+    one experiment: pooled under one label, with a note saying how each ran; a setting of what
+    the agent learns still tells runs apart."""
+    root = tmp_path / "runs"
+    for name, seed, config in (
+        ("cpu1", 0, {"torch_threads": 1, "device": "cpu", "learning_rate": 1e-4}),
+        ("cpu0", 1, {"torch_threads": 0, "device": "auto", "learning_rate": 1e-4}),
+        ("fast", 2, {"torch_threads": 0, "device": "auto", "learning_rate": 1e-3}),
+    ):
+        make_run(root / name, "dqn", {seed: {"count-20": [10.0 + seed]}}, agent_config=config)
+    out = tmp_path / "o"
+    assert main(["compare", str(root), "--out", str(out), *FAST]) == 0
+    data = _load(out)
+    assert data["labels"] == ["dqn(learning_rate=0.0001)", "dqn(learning_rate=0.001)"]
+    assert data["rows"]["dqn(learning_rate=0.0001)"] == ["cpu0:seed1", "cpu1:seed0"]
+    note = next(n for n in data["notes"] if "how the runs ran" in n)
+    assert "device: \"auto\" in cpu0" not in note and "device: auto in cpu0, cpu in cpu1" in note
+    assert "torch_threads: 0 in cpu0, 1 in cpu1, 0 in fast" in note

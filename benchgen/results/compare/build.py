@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from benchgen.config import execution_settings
 from benchgen.errors import UsageError
 from benchgen.protocols import protocol_budget
 from benchgen.results.compare import published_runs, stats
@@ -30,6 +31,13 @@ from benchgen.results.compare.references import (
 )
 from benchgen.results.rundir import RunDir
 from benchgen.scoring import CLASSES, Normalizer, RangeNormalizer, resolve_baseline, score_class, score_ranges
+
+
+def _execution_settings(registry, agent: str) -> frozenset[str]:
+    """The settings of how ``agent`` runs (its config's ``execution_setting`` fields); none for
+    an agent this installation does not know (its runs then split on every setting that differs)."""
+    spec = registry.agents.get(agent)
+    return execution_settings(spec.config_class) if spec is not None else frozenset()
 
 
 def _list(a) -> list:
@@ -78,7 +86,7 @@ def build_comparison(
         registry = get_registry()
     if reps < 1 or not 0 < ci < 1 or not 0 < alpha < 1 or curve_points < 1:
         raise UsageError("--reps and --curve-points must be positive, --ci and --alpha must lie in (0, 1)")
-    runs, notes = load_runs(paths, phase)
+    runs, notes = load_runs(paths, phase, lambda agent: _execution_settings(registry, agent))
     diffs, forced = check_protocols(runs, force)
     meta0 = runs[0].record
     suite = registry.suite(meta0.suite)

@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,8 +186,11 @@ def load_run(path: Path, name: str, phase: str = "auto") -> Run | None:
     return phases[phase]
 
 
-def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Run], list[str]]:
-    """Every run found under ``paths`` (see ``find_runs``), labelled; and notes for the report."""
+def load_runs(
+    paths: Iterable[str | Path], phase: str = "auto", execution_settings: ExecutionSettings | None = None
+) -> tuple[list[Run], list[str]]:
+    """Every run found under ``paths`` (see ``find_runs``), labelled (``execution_settings``: see
+    :func:`assign_labels`); and notes for the report."""
     dirs = find_runs(paths)
     resolved = [d.resolve() for d in dirs]
     root = Path(os.path.commonpath(resolved)) if len(dirs) > 1 else resolved[0].parent
@@ -219,7 +222,7 @@ def load_runs(paths: Iterable[str | Path], phase: str = "auto") -> tuple[list[Ru
             + "; ".join(f"{s}: {', '.join(n[:3])}" for s, n in suites.items())
             + "); compare runs of one suite"
         )
-    assign_labels(runs)
+    notes += assign_labels(runs, execution_settings)
     notes += drop_repeated_seeds(runs)
     return runs, notes
 
@@ -243,17 +246,36 @@ def drop_repeated_seeds(runs: list[Run]) -> list[str]:
     return notes
 
 
-def assign_labels(runs: list[Run]) -> None:
-    """Label = agent name; runs of one agent with different configs add what differs."""
+#: agent name -> the names of its config's settings of how it runs, not what it learns
+#: (``benchgen.config.execution_settings`` of the agent's config class; empty for an agent unknown here)
+ExecutionSettings = Callable[[str], frozenset[str]]
+
+
+def assign_labels(runs: list[Run], execution_settings: ExecutionSettings | None = None) -> list[str]:
+    """Label = agent name; runs of one agent with different configs add what differs. Settings of
+    how an agent runs (``execution_settings(agent)``: device, threads, logging) do not tell runs
+    apart: their seeds pool, and a note names the values they ran with. Returns those notes."""
     by_agent: dict[str, list[Run]] = defaultdict(list)
     for r in runs:
         by_agent[r.agent].append(r)
+    notes = []
     for agent, rs in by_agent.items():
         configs = [r.record.agent_config or {} for r in rs]
         keys = sorted({k for c in configs for k in c})
         differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True, default=str) for c in configs}) > 1]
+        how_it_ran = execution_settings(agent) if execution_settings is not None else frozenset()
+        pooled = [k for k in differ if k in how_it_ran]
+        differ = [k for k in differ if k not in how_it_ran]
         for r, c in zip(rs, configs):
             r.label = agent if not differ else f"{agent}({', '.join(f'{k}={c.get(k)}' for k in differ)})"
+        if pooled:
+            ran = "; ".join(
+                f"{k}: " + ", ".join(f"{_show(c.get(k))} in {r.name}" for r, c in zip(rs, configs)) for k in pooled
+            )
+            notes.append(
+                f"{agent}: settings of how the runs ran, not of what they learn, do not tell them apart ({ran})"
+            )
+    return notes
 
 
 # -- the protocol check ------------------------------------------------------------------------
