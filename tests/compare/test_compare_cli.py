@@ -214,5 +214,5 @@ def test_runs_differing_only_in_how_they_ran_pool_their_seeds(tmp_path):
     assert data["labels"] == ["dqn(learning_rate=0.0001)", "dqn(learning_rate=0.001)"]
     assert data["rows"]["dqn(learning_rate=0.0001)"] == ["cpu0:seed1", "cpu1:seed0"]
     note = next(n for n in data["notes"] if "how the runs ran" in n)
-    assert "device: \"auto\" in cpu0" not in note and "device: auto in cpu0, cpu in cpu1" in note
+    assert 'device: "auto" in cpu0' not in note and "device: auto in cpu0, cpu in cpu1" in note
     assert "torch_threads: 0 in cpu0, 1 in cpu1, 0 in fast" in note
