@@ -18,8 +18,11 @@
 # benchmarks/parked/procgen/ (committed, about 8 MB a run); the next `benchmarks/procgen_runs.sh`
 # copies a parked run back into runs/ and resumes it.
 #
-# The CNN runs in bfloat16 (precision=bfloat16: about 4x float32's speed on this CPU, the heads and
-# losses float32); one torch thread, the package stepping its games in the same thread.
+# The CNN runs in the precision that trains it faster on the machine that starts the run
+# (benchmarks/faster_precision.py times one training pass in each: bfloat16 on the AMD host, about
+# 1.7x float32's speed there, with the heads and losses float32; float32 on the Intel host, where
+# bfloat16 is the slower); a run keeps its precision when resumed. coinrun's run started in bfloat16.
+# One torch thread, the package stepping its games in the same thread.
 #
 # PPO here takes the suite's tuned settings, which start the IMPALA CNN as baselines does
 # (extractor_init glorot) and take baselines' PPO2 value loss (value_loss ppo2), both since
@@ -49,8 +52,10 @@ one() {  # one AGENT GAME STEPS
     cp -r "$PARKED/$1-$2-seed0" "$dir"  # a run parked by an earlier session: resumed below
   fi
   if [ "$agent" = ppo ]; then
+    local precision=recorded  # a run that exists keeps the precision it started with
+    [ -f "$csv" ] || [ -f "$dir/run.json" ] || precision=$(python benchmarks/faster_precision.py)
     run_or_resume "$dir" "$csv" procgen ppo --tasks "$game" --seeds 0 --timesteps "$steps" \
-      --checkpoints "$(every 250000 "$steps")" --set precision=bfloat16 --set torch_threads=1
+      --checkpoints "$(every 250000 "$steps")" --set precision="$precision" --set torch_threads=1
   else
     run_or_resume "$dir" "$csv" procgen random --tasks "$game" --seeds 0 --timesteps "$steps" --num-envs 64 \
       --checkpoints "$(every 50000 "$steps")"
