@@ -22,7 +22,10 @@
 # (benchmarks/faster_precision.py times one training pass in each: bfloat16 on the AMD host, about
 # 1.7x float32's speed there, with the heads and losses float32; float32 on the Intel host, where
 # bfloat16 is the slower); a run keeps its precision when resumed. coinrun's run started in bfloat16.
-# One torch thread, the package stepping its games in the same thread.
+# torch threads: benchgen's default (OMP_NUM_THREADS when set, else one core fewer than the process
+# may use: one here, beside the Atari lane), the package stepping its games in the same thread; with
+# the other lane paused, `OMP_NUM_THREADS=2 benchmarks/procgen_runs.sh` gives the run both cores.
+# (coinrun's run recorded torch_threads=1.)
 #
 # PPO here takes the suite's tuned settings, which start the IMPALA CNN as baselines does
 # (extractor_init glorot) and take baselines' PPO2 value loss (value_loss ppo2), both since
@@ -55,7 +58,7 @@ one() {  # one AGENT GAME STEPS
     local precision=recorded  # a run that exists keeps the precision it started with
     [ -f "$csv" ] || [ -f "$dir/run.json" ] || precision=$(python benchmarks/faster_precision.py)
     run_or_resume "$dir" "$csv" procgen ppo --tasks "$game" --seeds 0 --timesteps "$steps" \
-      --checkpoints "$(every 250000 "$steps")" --set precision="$precision" --set torch_threads=1
+      --checkpoints "$(every 250000 "$steps")" --set precision="$precision"
   else
     run_or_resume "$dir" "$csv" procgen random --tasks "$game" --seeds 0 --timesteps "$steps" --num-envs 64 \
       --checkpoints "$(every 50000 "$steps")"
