@@ -109,6 +109,15 @@ def benchgen_add_commands(subparsers):
         action="store_true",
         help="continue although the suite's protocol or the software differs from what the run recorded",
     )
+    p.add_argument(
+        "--set",
+        dest="set_pairs",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change how the agent runs from here on (device, torch_threads, ...: its execution settings), "
+        "recorded in run.json",
+    )
     p.set_defaults(func=cmd_resume)
 
 
@@ -194,6 +203,7 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_resume(args) -> int:
+    from benchgen.config import parse_set_pairs
     from benchgen.run import lifecycle
 
     return lifecycle.resume(
@@ -202,4 +212,5 @@ def cmd_resume(args) -> int:
         force=args.force,
         progress=not args.no_progress,
         progress_every=args.progress_every,
+        settings=parse_set_pairs(args.set_pairs),
     )

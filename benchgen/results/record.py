@@ -100,6 +100,9 @@ class RunRecord:
     external_loop: bool = False
     #: one entry per ``resume --force`` under another protocol or software
     forced_resumes: list[dict[str, Any]] = field(default_factory=list)
+    #: one entry per ``resume --set`` that changed how the agent runs (``execution_setting`` fields):
+    #: when, and each setting's value before and after
+    settings_changes: list[dict[str, Any]] = field(default_factory=list)
     #: where each value of ``agent_config`` comes from: "agent default", the suite's tuned
     #: settings and their source, a variant, ``--config FILE`` or ``--set`` (runs made before
     #: sources were recorded: empty)
@@ -159,7 +162,7 @@ class RunRecord:
     def to_json(self) -> dict[str, Any]:
         """The record as ``run.json`` holds it (defaults an older reader does not know are left out)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
-        for optional in ("reevaluation", "forced_resumes", "external_loop"):
+        for optional in ("reevaluation", "forced_resumes", "settings_changes", "external_loop"):
             if not out[optional]:
                 del out[optional]
         return {**out, **self.extra}

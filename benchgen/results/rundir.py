@@ -413,6 +413,19 @@ class RunDir:
         record.forced_resumes.append({"at": time.time(), "changes": changes})
         write_atomically(self.meta_file, record.write)
 
+    def record_settings_change(self, values: dict[str, Any], changes: dict[str, Any]) -> None:
+        """Give the agent's config (and each task's own config) the settings ``values`` of how it
+        runs (``resume --set``), their source "resume --set", and note ``changes`` (setting ->
+        values before and after) in ``settings_changes``, one entry per resume."""
+        record = self.record()
+        record.agent_config.update(values)
+        record.agent_config_sources.update(dict.fromkeys(values, "resume --set"))
+        for task, config in record.task_agent_configs.items():
+            config.update(values)
+            record.task_agent_config_sources.setdefault(task, {}).update(dict.fromkeys(values, "resume --set"))
+        record.settings_changes.append({"at": time.time(), "changes": changes})
+        write_atomically(self.meta_file, record.write)
+
     # -- units -----------------------------------------------------------------------------------
     # (each checked to stay inside the run: see :meth:`inside`)
     def unit_dir(self, unit_id: str) -> Path:

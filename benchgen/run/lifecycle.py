@@ -217,22 +217,33 @@ def resume(
     progress: bool = True,
     progress_every: float | None = None,
     report: bool = True,
+    settings: dict[str, Any] | None = None,
 ) -> int:
     """Continue the run (or every run of the sweep) in ``path`` from its last checkpoints, after
-    the drift check (``force``: continue past a drift, recorded in ``run.json``)."""
+    the drift check (``force``: continue past a drift, recorded in ``run.json``); ``settings``
+    (``--set``) change how the agent runs from here on (see :func:`_change_settings`)."""
     from benchgen.run.planning import studies
 
     if not studies.is_sweep(path):
-        return _resume_run(registry, RunDir(path), force, progress, progress_every, report)
-    for label in studies.read_sweep(path)["runs"]:
-        code = _resume_run(registry, RunDir(path / label), force, progress, progress_every, report)
+        return _resume_run(registry, RunDir(path), force, progress, progress_every, report, settings or {})
+    labels = studies.read_sweep(path)["runs"]
+    for label in labels if settings else ():  # every run's settings checked before any run changes
+        _changed_settings(registry, RunDir(path / label), settings)
+    for label in labels:
+        code = _resume_run(registry, RunDir(path / label), force, progress, progress_every, report, settings or {})
         if code:
             return code
     return _sweep_report(path, registry)
 
 
 def _resume_run(
-    registry: Registry, run_dir: RunDir, force: bool, progress: bool, progress_every: float | None, report: bool
+    registry: Registry,
+    run_dir: RunDir,
+    force: bool,
+    progress: bool,
+    progress_every: float | None,
+    report: bool,
+    settings: dict[str, Any],
 ) -> int:
     from benchgen.run.execution.execute import preflight
     from benchgen.run.planning.plan import drift, resolve_from_meta, validate_run_config
@@ -243,6 +254,10 @@ def _resume_run(
             f"{run_dir.path} was recorded by a training loop outside benchgen (benchgen.api.Recording); "
             "run that script again to continue it"
         )
+    changes = _changed_settings(registry, run_dir, settings)
+    if changes:  # kept in run.json, where the units' processes read the run from
+        run_dir.record_settings_change({k: v["now"] for k, v in changes.items()}, changes)
+        record = run_dir.record()
     resolved = resolve_from_meta(registry, record)
     resolved = _with_run(resolved, resolved.run.progress and progress, progress_every)
     validate_run_config(resolved.run, resolved.suite)
@@ -259,6 +274,37 @@ def _resume_run(
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
     return execute(run_dir, resolved, report=report)
+
+
+def _changed_settings(registry: Registry, run_dir: RunDir, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``resume --set``: the settings of how the agent runs (its config's ``execution_setting``
+    fields: device, threads, logging) that ``settings`` change, each as {"recorded": ..., "now":
+    ...}, checked and coerced as ``run --set`` does. A run resumed on another machine may need
+    another device or thread count; a setting of what the agent learns would make the run two
+    experiments, so it is refused."""
+    from benchgen.config import execution_settings, replace_config
+    from benchgen.run.planning.plan import resolve_from_meta
+
+    if not settings:
+        return {}
+    record = run_dir.record()
+    spec = registry.agent(record.agent)
+    allowed = execution_settings(spec.config_class)
+    values = {key.removeprefix("agent."): value for key, value in settings.items()}
+    refused = sorted(set(values) - allowed)
+    if refused:
+        may = f"only how {spec.name} runs ({', '.join(sorted(allowed))})" if allowed else f"nothing of {spec.name}"
+        raise UsageError(
+            f"resume --set may change {may}; {', '.join(refused)} would change what {run_dir.path} learns "
+            "part-way: start a new run with it"
+        )
+    current = resolve_from_meta(registry, record).agent_config
+    changed = replace_config(current, values, "resume --set")
+    return {
+        key: {"recorded": getattr(current, key), "now": getattr(changed, key)}
+        for key in values
+        if getattr(changed, key) != getattr(current, key)
+    }
 
 
 def _with_run(resolved: ResolvedRun, progress: bool, progress_every: float | None, **given: Any) -> ResolvedRun:

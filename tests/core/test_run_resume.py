@@ -208,3 +208,34 @@ def test_checkpoint_retention_keeps_latest_and_reporting_checkpoints(tmp_path):
     kept = sorted(int(p.name) for p in (out / "units" / "train-count-20-s0" / "checkpoints").iterdir())
     # saved every budget/20 = 400 frames; kept: the two reporting checkpoints and the final one
     assert kept == [2000, 6000, 8000]
+
+
+def test_resume_set_changes_how_the_agent_runs_and_refuses_what_it_learns(tmp_path):
+    """A run resumed on another machine may take another thread count or device (``execution_setting``
+    fields), recorded in run.json where the units' processes rebuild the run from; a setting of
+    what the agent learns is refused in one line and the run left as it was."""
+    from benchgen.registry import get_registry
+    from benchgen.results.rundir import RunDir
+    from benchgen.run.planning.plan import resolve_from_meta
+
+    out = tmp_path / "run"
+    proc = run_cli(
+        "run", "gymnasium", "dqn", "--tasks", "CartPole-v1", "--timesteps", "500", "--out", out, "--no-progress"
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    before = (out / "run.json").read_bytes()
+    refused = run_cli("resume", out, "--set", "learning_rate=0.1", "--no-progress")
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "learning_rate would change what" in refused.stderr and "torch_threads" in refused.stderr
+    assert (out / "run.json").read_bytes() == before
+    assert (
+        run_cli("resume", out, "--set", "torch_threads=1", "--set", "agent.device=cpu", "--no-progress").returncode == 0
+    )
+    meta = json.loads((out / "run.json").read_text())
+    ((change,),) = [[c["changes"]] for c in meta["settings_changes"]]
+    assert change == {"torch_threads": {"recorded": 0, "now": 1}, "device": {"recorded": "auto", "now": "cpu"}}
+    assert meta["agent_config_sources"]["torch_threads"] == "resume --set"
+    resolved = resolve_from_meta(get_registry(), RunDir(out).record())
+    assert (resolved.agent_config.torch_threads, resolved.agent_config.device) == (1, "cpu")
+    assert run_cli("resume", out, "--set", "torch_threads=1", "--no-progress").returncode == 0
+    assert len(json.loads((out / "run.json").read_text())["settings_changes"]) == 1, "no change, no entry"
