@@ -35,7 +35,7 @@ from typing import Any
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import Registry
-from benchgen.results.record import part_trained
+from benchgen.results.record import RunRecord, part_trained
 from benchgen.results.rundir import RunDir
 from benchgen.run.planning.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
 from benchgen.suite import Suite
@@ -221,7 +221,7 @@ def resume(
 ) -> int:
     """Continue the run (or every run of the sweep) in ``path`` from its last checkpoints, after
     the drift check (``force``: continue past a drift, recorded in ``run.json``); ``settings``
-    (``--set``) change how the agent runs from here on (see :func:`_change_settings`)."""
+    (``--set``) change how the agent runs from here on (see :func:`_changed_settings`)."""
     from benchgen.run.planning import studies
 
     if not studies.is_sweep(path):
@@ -255,10 +255,8 @@ def _resume_run(
             "run that script again to continue it"
         )
     changes = _changed_settings(registry, run_dir, settings)
-    if changes:  # kept in run.json, where the units' processes read the run from
-        run_dir.record_settings_change({k: v["now"] for k, v in changes.items()}, changes)
-        record = run_dir.record()
-    resolved = resolve_from_meta(registry, record)
+    new_values = {key: change["now"] for key, change in changes.items()}
+    resolved = resolve_from_meta(registry, _with_settings(record, new_values))
     resolved = _with_run(resolved, resolved.run.progress and progress, progress_every)
     validate_run_config(resolved.run, resolved.suite)
     changed = drift(record, resolved)
@@ -273,6 +271,8 @@ def _resume_run(
     preflight(resolved, resolved.run.from_checkpoint)
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
+    if changes:  # into run.json, from which the units' processes rebuild the run
+        run_dir.record_settings_change(new_values, changes)
     return execute(run_dir, resolved, report=report)
 
 
@@ -295,8 +295,8 @@ def _changed_settings(registry: Registry, run_dir: RunDir, settings: dict[str, A
     if refused:
         may = f"only how {spec.name} runs ({', '.join(sorted(allowed))})" if allowed else f"nothing of {spec.name}"
         raise UsageError(
-            f"resume --set may change {may}; {', '.join(refused)} would change what {run_dir.path} learns "
-            "part-way: start a new run with it"
+            f"resume --set may change {may}; {run_dir.path} keeps the {', '.join(refused)} it started with "
+            "(a change part-way would make it two experiments): start a new run for another value"
         )
     current = resolve_from_meta(registry, record).agent_config
     changed = replace_config(current, values, "resume --set")
@@ -305,6 +305,17 @@ def _changed_settings(registry: Registry, run_dir: RunDir, settings: dict[str, A
         for key in values
         if getattr(changed, key) != getattr(current, key)
     }
+
+
+def _with_settings(record: RunRecord, values: dict[str, Any]) -> RunRecord:
+    """``record`` with ``values`` in its agent config and in each task's own config."""
+    if not values:
+        return record
+    return dataclasses.replace(
+        record,
+        agent_config={**record.agent_config, **values},
+        task_agent_configs={task: {**config, **values} for task, config in record.task_agent_configs.items()},
+    )
 
 
 def _with_run(resolved: ResolvedRun, progress: bool, progress_every: float | None, **given: Any) -> ResolvedRun:

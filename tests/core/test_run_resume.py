@@ -226,7 +226,7 @@ def test_resume_set_changes_how_the_agent_runs_and_refuses_what_it_learns(tmp_pa
     before = (out / "run.json").read_bytes()
     refused = run_cli("resume", out, "--set", "learning_rate=0.1", "--no-progress")
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
-    assert "learning_rate would change what" in refused.stderr and "torch_threads" in refused.stderr
+    assert "keeps the learning_rate it started with" in refused.stderr and "torch_threads" in refused.stderr
     assert (out / "run.json").read_bytes() == before
     assert (
         run_cli("resume", out, "--set", "torch_threads=1", "--set", "agent.device=cpu", "--no-progress").returncode == 0
