@@ -4,7 +4,8 @@
 # then starpilot for 1M; and benchgen's random agent on both games under the same protocol (its
 # training and test-level episodes are random play's scores). Each run's episodes are exported to
 # benchmarks/results/procgen/ as soon as it ends (benchmarks/procgen_table.py tabulates them beside
-# openai's released runs). Run it again after a kill: every run resumes from its last checkpoint
+# openai's released runs; commit each with `python benchmarks/procgen_evaluation_speeds.py` run, whose
+# table of test-round speeds the planner reads and a test holds to the committed CSVs). Run it again after a kill: every run resumes from its last checkpoint
 # (every 1/20 of its budget), finished runs are skipped. This list is the committed plan: what is
 # not exported yet remains (`benchmarks/procgen_runs.sh remaining`).
 #
