@@ -13,15 +13,17 @@ Usage: python benchmarks/atari100k_evaluation_speeds.py [--check]
 
 from __future__ import annotations
 
-import argparse
 import csv
-import io
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the shared part beside this script
+
+import evaluation_speeds_table  # noqa: E402
+
 RESULTS = HERE / "results" / "atari100k"
 OUT = HERE.parent / "plugins" / "atari_saber" / "data" / "evaluation_speeds.csv"
 EVAL_PHASE = "train_eval"
@@ -70,36 +72,20 @@ def measure(results: Path) -> list[dict]:
     return out
 
 
-def render(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    buf.write(
-        "# Evaluation episodes of the committed Atari 100K runs (benchmarks/results/atari100k/*.csv, phase train_eval),\n"
-        "# measured by benchmarks/atari100k_evaluation_speeds.py (regenerate it as runs are added; --check tells when\n"
-        "# this file is stale): episode_frames is the mean length of an evaluation episode; frames_per_second the\n"
-        "# frames of a run's evaluation episodes after its first over the wall time between their ends, pooled over\n"
-        "# the game's runs; atari100k protocol, 2 CPU cores, no GPU, beside other work (the lanes of benchmarks/LANES.md).\n"
-    )
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["agent"], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+#: how the table was measured, above its rows
+HEADER = (
+    "# Evaluation episodes of the committed Atari 100K runs (benchmarks/results/atari100k/*.csv, phase train_eval),\n"
+    "# measured by benchmarks/atari100k_evaluation_speeds.py (regenerate it as runs are added; --check tells when\n"
+    "# this file is stale): episode_frames is the mean length of an evaluation episode; frames_per_second the\n"
+    "# frames of a run's evaluation episodes after its first over the wall time between their ends, pooled over\n"
+    "# the game's runs; atari100k protocol, 2 CPU cores, no GPU, beside other work (the lanes of benchmarks/LANES.md).\n"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--check", action="store_true", help="fail when the committed file is stale")
-    args = parser.parse_args(argv)
-    text = render(measure(args.results))
-    if args.check:
-        if not args.out.exists() or args.out.read_text() != text:
-            print(f"{args.out} is stale: run python benchmarks/atari100k_evaluation_speeds.py", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(text)
-    print(f"wrote {args.out}")
-    return 0
+    return evaluation_speeds_table.main(
+        argv, __doc__.splitlines()[0], measure, HEADER, RESULTS, OUT, "atari100k_evaluation_speeds.py"
+    )
 
 
 if __name__ == "__main__":

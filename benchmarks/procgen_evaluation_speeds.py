@@ -22,9 +22,7 @@ Usage: python benchmarks/procgen_evaluation_speeds.py [--check]
 
 from __future__ import annotations
 
-import argparse
 import csv
-import io
 import re
 import sys
 from collections import defaultdict
@@ -33,6 +31,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the shared part beside this script
+
+import evaluation_speeds_table  # noqa: E402
+
 RESULTS = HERE / "results" / "procgen"
 OUT = HERE.parent / "plugins" / "procgen" / "data" / "evaluation_speeds.csv"
 EVAL_PHASE = "train_eval"
@@ -96,36 +98,20 @@ def measure(results: Path) -> list[dict]:
     return out
 
 
-def render(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    buf.write(
-        "# Test rounds of the committed Procgen runs (benchmarks/results/procgen/*.csv, phase train_eval), measured by\n"
-        "# benchmarks/procgen_evaluation_speeds.py (regenerate it as runs are added; --check tells when this file is\n"
-        "# stale): episode_frames is the mean length of a test-level episode; frames_per_second the frames of the rounds'\n"
-        "# episodes over the rounds' wall time (each round timed from its episodes' ends, the sub-environments stepping\n"
-        "# in lockstep); easy200 protocol, 64 sub-environments, 2 CPU cores, no GPU, beside the other lane.\n"
-    )
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["agent"], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+#: how the table was measured, above its rows
+HEADER = (
+    "# Test rounds of the committed Procgen runs (benchmarks/results/procgen/*.csv, phase train_eval), measured by\n"
+    "# benchmarks/procgen_evaluation_speeds.py (regenerate it as runs are added; --check tells when this file is\n"
+    "# stale): episode_frames is the mean length of a test-level episode; frames_per_second the frames of the rounds'\n"
+    "# episodes over the rounds' wall time (each round timed from its episodes' ends, the sub-environments stepping\n"
+    "# in lockstep); easy200 protocol, 64 sub-environments, 2 CPU cores, no GPU, beside the other lane.\n"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--check", action="store_true", help="fail when the committed file is stale")
-    args = parser.parse_args(argv)
-    text = render(measure(args.results))
-    if args.check:
-        if not args.out.exists() or args.out.read_text() != text:
-            print(f"{args.out} is stale: run python benchmarks/procgen_evaluation_speeds.py", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(text)
-    print(f"wrote {args.out}")
-    return 0
+    return evaluation_speeds_table.main(
+        argv, __doc__.splitlines()[0], measure, HEADER, RESULTS, OUT, "procgen_evaluation_speeds.py"
+    )
 
 
 if __name__ == "__main__":

@@ -4,26 +4,18 @@ committed runs' episodes, and the script measures what its header says."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from benchgen.speeds import read_evaluation_csv
 from benchgen_atari_saber.suite import AtariSaberSuite
+from tests.benchmark_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "task,seed,episode,frames_total,length_frames,score,phase,unit_id,env_index,wall_time\n"
 
 
-def _script():
-    path = ROOT / "benchmarks" / "atari100k_evaluation_speeds.py"
-    spec = importlib.util.spec_from_file_location("atari100k_evaluation_speeds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_committed_table_is_what_the_committed_runs_give():
-    assert _script().main(["--check"]) == 0
+    assert load("atari100k_evaluation_speeds").main(["--check"]) == 0
     assert AtariSaberSuite().measured_evaluation()  # the suite reads it
 
 
@@ -37,7 +29,7 @@ def test_the_table_is_the_evaluation_episodes_lengths_and_their_frames_over_thei
         + "pong,0,2,1000,1000,2,train_eval,u,0,102.0\n"
         + "pong,0,3,1000,2000,2,train_eval,u,0,104.0\n"
     )
-    script = _script()
+    script = load("atari100k_evaluation_speeds")
     out = tmp_path / "evaluation_speeds.csv"
     assert script.main(["--results", str(results), "--out", str(out)]) == 0
     assert script.main(["--results", str(results), "--out", str(out), "--check"]) == 0

@@ -5,7 +5,6 @@ exported score arrays read back to the same aggregates."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -19,20 +18,12 @@ from benchgen.results.compare.html import to_html
 from benchgen.results.compare.render import to_markdown
 from benchgen_atari_saber import published, tables
 from benchgen_atari_saber.suite import AtariSaberSuite
+from tests.benchmark_scripts import load
 from tests.compare.helpers import make_run
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = tables.atari100k_runs()
 REFS = {t.name: t for t in published.atari100k_tables()}
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "atari100k_aggregates", ROOT / "benchmarks" / "atari100k_aggregates.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _normalized(runs: dict[str, tuple[float, ...]]) -> np.ndarray:
@@ -188,14 +179,14 @@ def test_compare_without_references_has_no_published_runs(tmp_path):
 
 
 def test_game_names_round_trip_through_the_notebooks_spelling():
-    script = _script()
+    script = load("atari100k_aggregates")
     names = [script.notebook_name(g) for g in tables.atari100k_random_human()]
     assert {"BankHeist", "MsPacman", "UpNDown", "KungFuMaster", "Hero", "Jamesbond", "Qbert"} <= set(names)
     assert [script.benchgen_name(n) for n in names] == list(tables.atari100k_random_human())
 
 
 def test_exported_scores_read_back_give_the_same_aggregates(tmp_path):
-    script = _script()
+    script = load("atari100k_aggregates")
     yardstick, _ = script.normalizer()
     episodes = script.load_episodes(ROOT / "benchmarks" / "results" / "atari100k")
     for variant in ("der", "drq_eps"):
@@ -222,7 +213,7 @@ def test_exported_scores_read_back_give_the_same_aggregates(tmp_path):
 
 
 def test_published_runs_aggregates_over_all_games():
-    script = _script()
+    script = load("atari100k_aggregates")
     yardstick, refs = script.normalizer()
     games = list(yardstick)
     drq = script.intervals(script.normalized_matrix(refs["atari100k_drq_eps"].runs, games, yardstick), reps=200)
@@ -234,7 +225,7 @@ def test_published_runs_aggregates_over_all_games():
 
 
 def test_wall_times_count_pauses_apart():
-    script = _script()
+    script = load("atari100k_aggregates")
     rows = [{"phase": "train", "wall_time": str(t)} for t in (0, 60, 120, 120 + 3600)]
     rows += [{"phase": "train_eval", "wall_time": str(3900)}]
     w = script.wall_times(rows)
@@ -242,7 +233,7 @@ def test_wall_times_count_pauses_apart():
 
 
 def test_results_page_prints_from_the_committed_episodes(capsys):
-    _script().main(["--print", "--reps", "20", "--draws", "20"])
+    load("atari100k_aggregates").main(["--print", "--reps", "20", "--draws", "20"])
     page = capsys.readouterr().out
     for heading in ("## benchgen DER:", "## benchgen DrQ(eps):", "## Cost: measured wall time", "## Files"):
         assert heading in page

@@ -4,28 +4,20 @@ runs' episodes, and the script times a round as its header says."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from benchgen.speeds import read_evaluation_csv
 from benchgen_procgen.suite import ProcgenSuite
+from tests.benchmark_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "task,seed,episode,frames_total,length_frames,score,phase,unit_id,env_index,wall_time\n"
 
 
-def _script():
-    path = ROOT / "benchmarks" / "procgen_evaluation_speeds.py"
-    spec = importlib.util.spec_from_file_location("procgen_evaluation_speeds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_committed_table_is_what_the_committed_runs_give():
-    assert _script().main(["--check"]) == 0
+    assert load("procgen_evaluation_speeds").main(["--check"]) == 0
     assert any(e.agent == "ppo" for e in ProcgenSuite().measured_evaluation())  # the suite reads it
 
 
@@ -44,7 +36,7 @@ def test_a_round_lasts_its_last_vector_step_at_the_fitted_seconds_a_step(tmp_pat
         + "coinrun,0,4,500,10,10,train_eval,u,0,1000.0\n"
         + "coinrun,0,5,500,10,10,train_eval,u,1,1000.0\n"
     )
-    script = _script()
+    script = load("procgen_evaluation_speeds")
     out = tmp_path / "evaluation_speeds.csv"
     assert script.main(["--results", str(results), "--out", str(out)]) == 0
     assert script.main(["--results", str(results), "--out", str(out), "--check"]) == 0

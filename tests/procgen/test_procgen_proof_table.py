@@ -5,23 +5,16 @@ runs at the same step and clearly above random play under the same protocol."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import numpy as np
 
 from benchgen_procgen import scoring
+from tests.benchmark_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "procgen"
-
-
-def _table_script():
-    spec = importlib.util.spec_from_file_location("procgen_table", ROOT / "benchmarks" / "procgen_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _readme_rows() -> dict[str, list[str]]:
@@ -36,7 +29,7 @@ def _span(values: np.ndarray) -> str:
 
 
 def test_the_readme_table_is_the_committed_runs_last_rounds_and_its_claims_hold():
-    table = _table_script()
+    table = load("procgen_table")
     rows = _readme_rows()
     finished = sorted(RESULTS.glob("ppo-*-seed0.csv"))
     assert finished, "no committed PPO proof run"
@@ -79,7 +72,7 @@ def _scores(episodes: list[dict[str, str]], phase: str, step: int | None) -> np.
 
 
 def test_a_game_still_running_is_shown_as_running_with_its_random_play():
-    table = _table_script()
+    table = load("procgen_table")
     for game, row in _readme_rows().items():
         if (RESULTS / f"ppo-{game}-seed0.csv").exists():
             continue
