@@ -1,7 +1,8 @@
 """The README's Procgen proof table is what the committed runs' episodes give
 (``benchmarks/procgen_table.py`` over ``benchmarks/results/procgen/``), and what it claims holds:
 at the last test round, PPO's train and test returns lie within or above openai's three released
-runs at the same step and clearly above random play under the same protocol."""
+runs at the same step (up to the sampling error of a 100-episode mean) and clearly above random
+play under the same protocol."""
 
 from __future__ import annotations
 
@@ -49,13 +50,18 @@ def test_the_readme_table_is_the_committed_runs_last_rounds_and_its_claims_hold(
             f"{train - test:.2f}",
         ]
         assert episodes == 100
-        assert train >= pub_train.min() and test >= pub_test.min(), "below openai's runs at the same step"
-        # clearly above random play: by more than three standard errors of the difference of means
         episodes_of = table.read(path)[game]
         random_episodes = table.read(RESULTS / f"random-{game}-seed0.csv")[game]
-        for phase, mean, random_mean in ((table.TRAIN, train, random_train), (table.TEST, test, random_test)):
+        for phase, mean, random_mean, published in (
+            (table.TRAIN, train, random_train, pub_train),
+            (table.TEST, test, random_test, pub_test),
+        ):
             ppo = _scores(episodes_of, phase, step)
             rnd = _scores(random_episodes, phase, None)
+            # within or above openai's runs at the same step, up to the sampling error of a
+            # 100-episode mean (two standard errors: the runs' own logged means carry the same noise)
+            assert mean >= published.min() - 2 * ppo.std(ddof=1) / math.sqrt(len(ppo)), f"{game} {phase}: below openai"
+            # clearly above random play: by more than three standard errors of the difference of means
             error = math.sqrt(ppo.var(ddof=1) / len(ppo) + rnd.var(ddof=1) / len(rnd))
             assert mean - random_mean > 3 * error, f"{game} {phase}: not clearly above random play"
 
