@@ -35,7 +35,7 @@ from typing import Any
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import Registry
-from benchgen.results.record import RunRecord, part_trained
+from benchgen.results.record import part_trained
 from benchgen.results.rundir import RunDir
 from benchgen.run.planning.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
 from benchgen.suite import Suite
@@ -221,14 +221,15 @@ def resume(
 ) -> int:
     """Continue the run (or every run of the sweep) in ``path`` from its last checkpoints, after
     the drift check (``force``: continue past a drift, recorded in ``run.json``); ``settings``
-    (``--set``) change how the agent runs from here on (see :func:`_changed_settings`)."""
+    (``--set``) change how the agent runs from here on (see :func:`_with_settings`)."""
     from benchgen.run.planning import studies
+    from benchgen.run.planning.plan import resolve_from_meta
 
     if not studies.is_sweep(path):
         return _resume_run(registry, RunDir(path), force, progress, progress_every, report, settings or {})
     labels = studies.read_sweep(path)["runs"]
     for label in labels if settings else ():  # every run's settings checked before any run changes
-        _changed_settings(registry, RunDir(path / label), settings)
+        _with_settings(resolve_from_meta(registry, RunDir(path / label).record()), path / label, settings)
     for label in labels:
         code = _resume_run(registry, RunDir(path / label), force, progress, progress_every, report, settings or {})
         if code:
@@ -254,9 +255,7 @@ def _resume_run(
             f"{run_dir.path} was recorded by a training loop outside benchgen (benchgen.api.Recording); "
             "run that script again to continue it"
         )
-    changes = _changed_settings(registry, run_dir, settings)
-    new_values = {key: change["now"] for key, change in changes.items()}
-    resolved = resolve_from_meta(registry, _with_settings(record, new_values))
+    resolved, changes = _with_settings(resolve_from_meta(registry, record), run_dir.path, settings)
     resolved = _with_run(resolved, resolved.run.progress and progress, progress_every)
     validate_run_config(resolved.run, resolved.suite)
     changed = drift(record, resolved)
@@ -272,50 +271,43 @@ def _resume_run(
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
     if changes:  # into run.json, from which the units' processes rebuild the run
-        run_dir.record_settings_change(new_values, changes)
+        run_dir.record_settings_change({key: change["now"] for key, change in changes.items()}, changes)
     return execute(run_dir, resolved, report=report)
 
 
-def _changed_settings(registry: Registry, run_dir: RunDir, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """``resume --set``: the settings of how the agent runs (its config's ``execution_setting``
-    fields: device, threads, logging) that ``settings`` change, each as {"recorded": ..., "now":
-    ...}, checked and coerced as ``run --set`` does. A run resumed on another machine may need
-    another device or thread count; a setting of what the agent learns would make the run two
-    experiments, so it is refused."""
+def _with_settings(
+    resolved: ResolvedRun, where: Path, settings: dict[str, Any]
+) -> tuple[ResolvedRun, dict[str, dict[str, Any]]]:
+    """``resume --set``: ``resolved`` with ``settings`` of how its agent runs (its config's
+    ``execution_setting`` fields: device, threads, logging) in its agent config and each task's,
+    checked and coerced as ``run --set`` does; and the settings that changed, each as
+    {"recorded": ..., "now": ...}. A run resumed on another machine may need another device or
+    thread count; a setting of what the agent learns would make the run two experiments, so it is
+    refused."""
     from benchgen.config import execution_settings, replace_config
-    from benchgen.run.planning.plan import resolve_from_meta
 
     if not settings:
-        return {}
-    record = run_dir.record()
-    spec = registry.agent(record.agent)
+        return resolved, {}
+    spec = resolved.spec
     allowed = execution_settings(spec.config_class)
     values = {key.removeprefix("agent."): value for key, value in settings.items()}
     refused = sorted(set(values) - allowed)
     if refused:
         may = f"only how {spec.name} runs ({', '.join(sorted(allowed))})" if allowed else f"nothing of {spec.name}"
         raise UsageError(
-            f"resume --set may change {may}; {run_dir.path} keeps the {', '.join(refused)} it started with "
+            f"resume --set may change {may}; {where} keeps the {', '.join(refused)} it started with "
             "(a change part-way would make it two experiments): start a new run for another value"
         )
-    current = resolve_from_meta(registry, record).agent_config
-    changed = replace_config(current, values, "resume --set")
-    return {
-        key: {"recorded": getattr(current, key), "now": getattr(changed, key)}
+    current = resolved.agent_config
+    agent_config = replace_config(current, values, "resume --set")
+    changes = {
+        key: {"recorded": getattr(current, key), "now": getattr(agent_config, key)}
         for key in values
-        if getattr(changed, key) != getattr(current, key)
+        if getattr(agent_config, key) != getattr(current, key)
     }
-
-
-def _with_settings(record: RunRecord, values: dict[str, Any]) -> RunRecord:
-    """``record`` with ``values`` in its agent config and in each task's own config."""
-    if not values:
-        return record
-    return dataclasses.replace(
-        record,
-        agent_config={**record.agent_config, **values},
-        task_agent_configs={task: {**config, **values} for task, config in record.task_agent_configs.items()},
-    )
+    now = {key: change["now"] for key, change in changes.items()}
+    task_configs = {task: replace_config(config, now, "resume --set") for task, config in resolved.task_configs.items()}
+    return dataclasses.replace(resolved, agent_config=agent_config, task_configs=task_configs), changes
 
 
 def _with_run(resolved: ResolvedRun, progress: bool, progress_every: float | None, **given: Any) -> ResolvedRun:

@@ -36,7 +36,8 @@ def test_the_readme_table_is_the_committed_runs_last_rounds_and_its_claims_hold(
     assert finished, "no committed PPO proof run"
     for path in finished:
         game = path.name.removeprefix("ppo-").removesuffix("-seed0.csv")
-        step, train, test, episodes = table.rounds(table.read(path)[game])[-1]
+        episodes_of = table.read(path)[game]
+        step, train, test, episodes = table.rounds(episodes_of)[-1]
         random_train, random_test = table.random_scores(RESULTS / f"random-{game}-seed0.csv", game)
         pub_train, pub_test = scoring.released_at(game, "train", step), scoring.released_at(game, "test", step)
         assert rows[game] == [
@@ -50,7 +51,6 @@ def test_the_readme_table_is_the_committed_runs_last_rounds_and_its_claims_hold(
             f"{train - test:.2f}",
         ]
         assert episodes == 100
-        episodes_of = table.read(path)[game]
         random_episodes = table.read(RESULTS / f"random-{game}-seed0.csv")[game]
         for phase, mean, random_mean, published in (
             (table.TRAIN, train, random_train, pub_train),
