@@ -246,12 +246,22 @@ class RunDir:
         """The run's record as plain JSON (for plugin commands that print or pass it on)."""
         return self.record().to_json()
 
-    def check_present(self) -> None:
-        """One line if the directory was removed (or moved) while a run was going in it."""
+    def check_present(self, error: BaseException | None = None) -> None:
+        """One line if the directory was removed (or moved) while a run was going in it.
+
+        ``error``, what a write inside the run just raised, counts too when a file or folder the
+        run had written is gone from under it: a removal caught half-way (``rm -r`` deletes the
+        unit folders before ``run.json``) is the same event, and the user is told the same."""
         if not self.meta_file.is_file():
             raise UsageError(
                 f"the run directory {self.path} was removed or moved while the run was going; "
                 "its episodes went with it: start the run again"
+            )
+        gone = _missing_path_inside(error, self.path)
+        if gone is not None:
+            raise UsageError(
+                f"the run directory {self.path} was removed or moved while the run was going ({gone} vanished): "
+                f"if it is still whole, `benchgen resume {self.path}` continues the run; otherwise start it again"
             )
 
     def store(self, readonly: bool = False) -> ResultsStore:
@@ -485,3 +495,16 @@ class RunDir:
             return None
         p = Path(stored)
         return p if p.is_absolute() else self.path / p
+
+
+def _missing_path_inside(error: BaseException | None, root: Path) -> str | None:
+    """The path (relative to ``root``) a ``FileNotFoundError`` behind ``error`` names inside
+    ``root``, if there is one: raised itself, or what a writer was handling when it failed in turn."""
+    seen = 0
+    while error is not None and seen < 16:
+        if isinstance(error, FileNotFoundError):
+            for name in (error.filename, error.filename2):
+                if name is not None and Path(os.fsdecode(name)).is_relative_to(root):
+                    return str(Path(os.fsdecode(name)).relative_to(root))
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return None

@@ -161,6 +161,56 @@ def test_a_run_directory_removed_mid_run_ends_in_one_line(tmp_path):
     assert not (out / "run.json").exists()
 
 
+class RemovedWhileSaving:
+    """An agent whose checkpoint is being written when ``rm -r`` reaches the unit's folder (the
+    run's ``run.json`` not yet gone): the race a user's removal mid-run can meet."""
+
+    def __init__(self, unit_dir):
+        self.unit_dir = unit_dir
+
+    def save(self, directory):
+        (directory / "model.pt").write_bytes(b"\0" * 100)
+        shutil.rmtree(self.unit_dir)
+
+
+@pytest.mark.parametrize("when", ["while the agent saves", "before the checkpoint is renamed into place"])
+def test_a_removal_caught_half_way_is_the_same_one_line(finished_run, tmp_path, monkeypatch, when):
+    """A run directory being removed can make a checkpoint's write fail before ``run.json`` is
+    gone (CI met it: a ``FileNotFoundError`` traceback from the rename); it is the same event and
+    gets the same one line, which says how to continue if the folder is in fact still whole."""
+    from benchgen.errors import UsageError
+    from benchgen.registry import get_registry
+    from benchgen.run.execution import checkpoints
+    from benchgen.run.planning.plan import resolve_from_meta
+    from tests.core.conftest import FINISHED_UNIT
+
+    run, _kept = unfinished_copy(finished_run, tmp_path)
+    run_dir = RunDir(run)
+    unit_dir = run / "units" / FINISHED_UNIT
+    agent = RemovedWhileSaving(unit_dir)
+    if when != "while the agent saves":
+        agent = RemovedWhileSaving(tmp_path / "elsewhere")
+        (tmp_path / "elsewhere").mkdir()
+        remove = checkpoints._remove
+
+        def remove_then_lose_the_unit(path, ignore_errors=False):
+            remove(path, ignore_errors)
+            if not path.name.endswith(".tmp"):  # the final path is cleared just before the rename
+                shutil.rmtree(unit_dir)
+
+        monkeypatch.setattr(checkpoints, "_remove", remove_then_lose_the_unit)
+    r = resolve_from_meta(get_registry(), run_dir.record())
+    store = run_dir.store()
+    try:
+        with pytest.raises(UsageError) as refused:
+            checkpoints.write_checkpoint(agent, r, store, store.unit(FINISHED_UNIT), run_dir, 1500)
+    finally:
+        store.close()
+    message = str(refused.value)
+    assert "was removed or moved while the run was going" in message and "\n" not in message
+    assert f"benchgen resume {run}" in message and FINISHED_UNIT in message
+
+
 def test_two_runs_racing_for_one_out_leave_the_winners_run_whole(finished_run, tmp_path, monkeypatch, capsys):
     """Issue 27 item 13: two ``run --out SAME`` started together both find the folder free; the
     one that renames its run into place second is refused in one line (it was an OSError

@@ -113,6 +113,7 @@ def write_checkpoint(
         _write_info(tmp, r, unit, frames)
     except BaseException as exc:
         _remove(tmp, ignore_errors=True)  # (a half-written checkpoint is never left behind)
+        run_dir.check_present(exc)
         full = _disk_full(exc)
         if full is not None:
             raise UsageError(
@@ -120,14 +121,18 @@ def write_checkpoint(
                 f"with `benchgen resume {run_dir}` (every finished episode is kept)"
             ) from None
         raise
-    _remove(path)
-    tmp.rename(path)
-    store.record_checkpoint(unit.unit_id, frames, run_dir.relative(path))
-    # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
-    # intermediate ones are deleted once a newer one is safely on disk and in the store.
-    for old in path.parent.iterdir():
-        if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
-            _remove(old, ignore_errors=True)
+    try:
+        _remove(path)
+        tmp.rename(path)
+        store.record_checkpoint(unit.unit_id, frames, run_dir.relative(path))
+        # Retention: the newest checkpoint (to resume) and those at reporting checkpoints (to study);
+        # intermediate ones are deleted once a newer one is safely on disk and in the store.
+        for old in path.parent.iterdir():
+            if old != path and old.name.isdigit() and int(old.name) not in keep_frames:
+                _remove(old, ignore_errors=True)
+    except OSError as exc:
+        run_dir.check_present(exc)  # removed while this was written: one line saying so
+        raise
     return path
 
 

@@ -78,8 +78,8 @@ def run_unit(run_dir: RunDir, r: ResolvedRun, store: UnitStore, unit: Unit, prog
             parts.evaluation.play_due(training_over=True)
         else:
             evaluate(parts.agent, parts.env, parts.recorder, parts.ctx, r.run.zeroshot_episodes)
-    except OSError:
-        run_dir.check_present()  # a run directory removed mid-run: one line saying so
+    except OSError as exc:
+        run_dir.check_present(exc)  # a run directory removed mid-run: one line saying so
         raise
     finally:
         parts.close()
