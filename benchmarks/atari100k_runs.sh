@@ -15,9 +15,10 @@
 #   benchmarks/atari100k_runs.sh remaining  # what the campaign has left, one run a line
 #
 # The campaign (issue 45: the whole table) is the committed plan of the runs that remain: any
-# session continues it with `benchmarks/atari100k_runs.sh table` (one lane; a second lane can run
-# `TABLE_ORDER=reverse benchmarks/atari100k_runs.sh table`, which walks the same list from its end;
-# a run one lane holds is skipped by the other, through a lock file per run). Its order: DER seed 0 on all
+# session continues it with `benchmarks/atari100k_runs.sh table` (one lane; a second lane runs the
+# same command: a run one lane holds is skipped by the other, through a lock file per run, so both
+# walk the list in its order; `TABLE_ORDER=reverse` walks it from its end, DrQ(epsilon) first,
+# which the issue puts after DER's table). Its order: DER seed 0 on all
 # 26 games (each with random's evaluation), DER seed 1 on all 26, DER seeds 2-4 on issue 26's
 # eight, then DrQ(epsilon) seed 0 on the rest of the 26.
 #
