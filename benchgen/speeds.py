@@ -11,6 +11,10 @@ speeds), its variant if the speed is that variant's, and says what was measured 
     agent,variant,frames_per_second,num_envs,device,measured
     myagent,,125,8,cpu,"task-a, 27K frames between checkpoints, 2026-11-25, beside other work"
 
+An optional ``settings`` column names agent settings the speed depends on, as ``--set`` writes
+them (``precision=bfloat16; torch_threads=1``): the planner takes a row whose settings the run
+has over one whose settings it lacks, and says so when only the latter is there.
+
 There is no calibration run: a row is a number someone measured with ``benchgen run`` itself,
 past a learning agent's replay start (where a real run spends most of its time), on one of the
 :data:`MACHINES`.
@@ -27,7 +31,7 @@ from benchgen.errors import UsageError
 #: the machines rows were measured on, by their ``device`` column: where the agent's torch ran
 MACHINES = {"cpu": "2 CPU cores, no GPU", "cuda": "one NVIDIA H100 GPU with 16 CPU cores"}
 
-#: the columns of a speeds file
+#: the columns of a speeds file (and the optional ``settings``)
 COLUMNS = ("agent", "variant", "frames_per_second", "num_envs", "device", "measured")
 
 
@@ -49,6 +53,21 @@ class Speed:
     """Where the agent's torch ran: a key of :data:`MACHINES`."""
     table: str = ""
     """The file the row comes from, as the plan names it (e.g. ``benchgen_mysuite/data/speeds.csv``)."""
+    settings: tuple[tuple[str, str], ...] = ()
+    """Agent settings the speed was measured with and depends on (``(name, value as --set writes
+    it)`` pairs, the optional ``settings`` column); empty: none named."""
+
+
+def parse_settings(text: str) -> tuple[tuple[str, str], ...]:
+    """A ``settings`` cell (``name=value; name=value``) as ``(name, value)`` pairs; ValueError
+    for an item without a name or a ``=``."""
+    pairs = []
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        name, sep, value = (x.strip() for x in item.partition("="))
+        if not sep or not name.isidentifier() or not value:
+            raise ValueError(f"settings item {item!r} is not NAME=VALUE")
+        pairs.append((name, value))
+    return tuple(pairs)
 
 
 def _table_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -83,6 +102,7 @@ def read_speeds_csv(path: str | Path, shown_as: str = "") -> list[Speed]:
                 row["measured"].strip(),
                 row["device"].strip(),
                 shown_as or str(path),
+                parse_settings(row.get("settings") or ""),
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise UsageError(f"{path}:{lineno}: malformed speed row ({exc})") from None

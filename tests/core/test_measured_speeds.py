@@ -30,6 +30,38 @@ def test_a_speeds_file_is_read_row_by_row(tmp_path):
     assert [s.agent for s in read_speeds_csv(path)] == ["myagent", "myagent"]
 
 
+def test_a_row_may_name_the_settings_its_speed_depends_on(tmp_path):
+    path = tmp_path / "speeds.csv"
+    path.write_text(
+        HEADER.replace("\n", ",settings\n")
+        + "myagent,,125,8,cpu,x,precision=bfloat16; torch_threads=1\nmyagent,,60,8,cpu,y,\n"
+    )
+    fast, plain = read_speeds_csv(path)
+    assert fast.settings == (("precision", "bfloat16"), ("torch_threads", "1")) and plain.settings == ()
+
+
+def test_the_plan_takes_the_row_measured_with_the_runs_settings_and_says_when_there_is_none(monkeypatch):
+    """A speed that depends on a setting (PPO's precision: bfloat16 products ran several times
+    float32's rate on one CPU and half of it on another) is taken for the runs that have it; a run
+    without a row of its own is planned from another row, with the setting named in the plan."""
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="ppo", tasks=["pong"], budget=40_000, num_envs=8)
+    float32, bfloat16 = resolve(registry, run, {}), resolve(registry, run, {"precision": "bfloat16"})
+    assert float32.agent_config.precision == "float32"
+    measured = Speed("ppo", None, 300.0, 8, "in bfloat16", settings=(("precision", "bfloat16"),))
+    suite_class = type(float32.suite)
+    monkeypatch.setattr(suite_class, "measured_speeds", lambda self: [measured])
+    assert "measured with precision=bfloat16 (this run: float32)" in describe_cost(float32, plan_units(float32))[1]
+    assert "measured with" not in describe_cost(bfloat16, plan_units(bfloat16))[1]
+    own = dataclasses.replace(measured, frames_per_second=100.0, settings=(("precision", "float32"),))
+    for rows in ([measured, own], [own, measured]):  # whatever the table's order
+        monkeypatch.setattr(suite_class, "measured_speeds", lambda self, rows=rows: rows)
+        assert find_speed(float32)[0].frames_per_second == 100 and find_speed(bfloat16)[0].frames_per_second == 300
+    missing = dataclasses.replace(measured, settings=(("no_such_setting", "1"),))
+    monkeypatch.setattr(suite_class, "measured_speeds", lambda self: [missing])
+    assert "measured with no_such_setting=1 (this run: not a setting)" in describe_cost(float32, plan_units(float32))[1]
+
+
 def test_a_joint_agent_is_planned_from_the_speed_of_the_agent_it_is_the_joint_version_of():
     registry = get_registry()
     run = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=40_000)
@@ -108,6 +140,11 @@ EVAL_HEADER = "# how it was measured\nagent,variant,task,episode_frames,frames_p
         (read_speeds_csv, HEADER + "myagent,,fast,1,cpu,x\n", ":2: malformed speed row"),
         (read_speeds_csv, HEADER + "myagent,,10,1,tpu,x\n", ":2: device must be one of cpu, cuda"),
         (read_speeds_csv, HEADER + "myagent,,0,1,cpu,x\n", ":2: a row needs an agent, frames_per_second > 0"),
+        (
+            read_speeds_csv,
+            HEADER.replace("\n", ",settings\n") + "myagent,,10,1,cpu,x,precision\n",
+            ":2: malformed speed row .settings item 'precision' is not NAME=VALUE",
+        ),
         # leading lines that say how the table was measured count in the line numbers
         (
             read_speeds_csv,

@@ -56,6 +56,8 @@ def test_ppo_on_procgen_takes_the_papers_settings_and_runs_saves_and_is_evaluate
     ):
         assert setting in plan.stdout, setting
     assert "1 unit x 25,000,000 timesteps" in plan.stdout
+    # the shipped speed was measured in bfloat16: a float32 run's plan says so (benchgen.speeds)
+    assert "measured with precision=bfloat16 (this run: float32)" in plan.stdout
     out = tmp_path / "r"
     quick = tmp_path / "quick.yaml"  # test rounds of 1 episode (maze's last up to 500 steps)
     quick.write_text("base: easy200\nevaluation_episodes: 1\n")

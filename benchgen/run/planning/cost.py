@@ -144,11 +144,27 @@ def find_speed(r: ResolvedRun) -> tuple[Speed, str] | None:
         if not entries:
             continue
         device = run_device(r) if any(s.device != "cpu" for s in entries) else "cpu"
-        entries.sort(key=lambda s: s.device != device)  # the run's device first, stable otherwise
+        # the run's device first, then rows whose named settings the run has; stable otherwise
+        entries.sort(key=lambda s: (s.device != device, bool(settings_differing(s, r.agent_config))))
         entry = _variant_entry(entries, variant)
         if entry is not None:
             return entry, device
     return None
+
+
+def settings_differing(speed: Speed, agent_config) -> list[str]:
+    """The settings a speed row names (``Speed.settings``) that the run's agent config does not
+    have, as ``name=row value (this run: value)``: empty when it has them all."""
+    differing = []
+    for name, measured in speed.settings:
+        if not hasattr(agent_config, name):
+            differing.append(f"{name}={measured} (this run: not a setting)")
+            continue
+        value = getattr(agent_config, name)
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        if shown != measured:
+            differing.append(f"{name}={measured} (this run: {shown})")
+    return differing
 
 
 def _cores() -> int:
@@ -209,6 +225,9 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
         notes.append(f"{r.spec.name}'s units at {speed.agent}'s single-task speed")
     if device != speed.device:
         notes.append(f"measured with torch on {speed.device.upper()}, this run's agent uses {device.upper()}")
+    differing = settings_differing(speed, r.agent_config)
+    if differing:
+        notes.append(f"measured with {', '.join(differing)}")
     num_envs = r.num_envs
     if num_envs != speed.num_envs:
         notes.append(
