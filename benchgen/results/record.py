@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,31 @@ def part_trained(reevaluation: Any) -> str:
         if isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair) and pair[0] < pair[1]:
             short.append(f"{name} at {pair[0]:,} of {pair[1]:,} {unit}")
     return ", ".join(short)
+
+
+def resume_changes(record: RunRecord) -> list[str]:
+    """What the run's resumes changed, a line each, oldest first ("2026-11-29 06:12 UTC, resume
+    --set: torch_threads 0 -> 2"): the settings of ``resume --set`` (``settings_changes``) and the
+    protocol or software of ``resume --force`` (``forced_resumes``). Entries not in the form
+    benchgen writes are left out."""
+    kinds = (
+        ("resume --force", record.forced_resumes, "installed"),
+        ("resume --set", record.settings_changes, "now"),
+    )
+    entries = []
+    for command, recorded, after in kinds:
+        for entry in recorded if isinstance(recorded, list) else ():
+            at, changes = (entry.get("at"), entry.get("changes")) if isinstance(entry, dict) else (None, None)
+            if not isinstance(at, int | float) or not isinstance(changes, dict):
+                continue
+            shown = [
+                f"{name} {change.get('recorded')} -> {change.get(after)}"
+                for name, change in changes.items()
+                if isinstance(change, dict)
+            ]
+            when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
+            entries.append((at, f"{when}, {command}: {'; '.join(shown)}"))
+    return [line for _, line in sorted(entries, key=lambda e: e[0])]
 
 
 def _migrate(data: dict[str, Any], where: str | Path = RUN_FILE) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from benchgen.protocols import protocol_budget, protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures, generalization, summaries
 from benchgen.results.compare.gather import Run, load_phases, views_of
-from benchgen.results.record import part_trained
+from benchgen.results.record import part_trained, resume_changes
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES, raw_summary, resolve_baseline
@@ -150,6 +150,8 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         if (record.protocol or {}).get("protocol") == "custom"
         else {},
         "seeds": record.seeds,
+        # what resumes changed (resume --set's settings, resume --force's protocol or software)
+        "resume_changes": resume_changes(record),
         "view_labels": views_of(record),
         "phases": {},
         # per seed and joint checkpoint: zero-shot and fine-tuning means (benchgen.results.transfer)
@@ -250,6 +252,12 @@ def to_markdown(report: dict) -> str:
         )
         if source.get("part_trained"):
             out.append(f"\n**Not fully trained**: evaluated from {source['part_trained']}.")
+    if report.get("resume_changes"):
+        out += [
+            "",
+            "Resumed with changes (each later episode ran with them):",
+            *(f"- {c}" for c in report["resume_changes"]),
+        ]
     if not report["protocol_length"]:
         out.append(
             f"\n**Not protocol-length**: the protocol's budget is {report['protocol_budget']:,} {unit}; "

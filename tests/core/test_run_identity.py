@@ -78,6 +78,8 @@ def test_resume_under_another_protocol_is_refused_unless_forced(tmp_path):
     (forced,) = json.loads((out / "run.json").read_text())["forced_resumes"]
     assert forced["changes"]["protocol.max_steps"]["recorded"] == 12345
     assert forced["changes"]["version.gymnasium"]["recorded"] == "0.0.1"
+    report = (out / "report" / "report.md").read_text()
+    assert ", resume --force: protocol.max_steps 12345 -> " in report and "; version.gymnasium 0.0.1 -> " in report
 
 
 def test_a_run_resumes_whatever_distributions_it_recorded(tmp_path):

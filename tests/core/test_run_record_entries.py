@@ -54,3 +54,26 @@ def test_a_budget_the_units_were_not_planned_for_is_refused(finished_run, tmp_pa
     record["budget"] = record["budget"] // 2
     (run / "run.json").write_text(json.dumps(record))
     refused_in_process(capsys, "planned unit train-count-20-s0 for 2,000", "report", run)
+
+
+def test_the_resumes_changes_are_told_oldest_first_and_a_damaged_entry_is_left_out(finished_run):
+    """``report`` lists what ``resume --set`` and ``resume --force`` changed; entries a hand edit
+    broke are skipped rather than crashing the report."""
+    import dataclasses
+
+    from benchgen.results.record import RunRecord, resume_changes
+
+    record = RunRecord.read(finished_run / "run.json")
+    record = dataclasses.replace(
+        record,
+        forced_resumes=[{"at": 200.0, "changes": {"version.gymnasium": {"recorded": "0.0.1", "installed": "1.2.0"}}}],
+        settings_changes=[
+            "damaged",
+            {"at": "noon", "changes": {}},
+            {"at": 100, "changes": {"torch_threads": {"recorded": 0, "now": 2}, "broken": 5}},
+        ],
+    )
+    assert resume_changes(record) == [
+        "1970-01-01 00:01 UTC, resume --set: torch_threads 0 -> 2",
+        "1970-01-01 00:03 UTC, resume --force: version.gymnasium 0.0.1 -> 1.2.0",
+    ]

@@ -235,6 +235,9 @@ def test_resume_set_changes_how_the_agent_runs_and_refuses_what_it_learns(tmp_pa
     ((change,),) = [[c["changes"]] for c in meta["settings_changes"]]
     assert change == {"torch_threads": {"recorded": 0, "now": 1}, "device": {"recorded": "auto", "now": "cpu"}}
     assert meta["agent_config_sources"]["torch_threads"] == "resume --set"
+    # the report says so: the agent config it shows is the one the run ended with
+    report = (out / "report" / "report.md").read_text()
+    assert "Resumed with changes" in report and ", resume --set: torch_threads 0 -> 1; device auto -> cpu" in report
     resolved = resolve_from_meta(get_registry(), RunDir(out).record())
     assert (resolved.agent_config.torch_threads, resolved.agent_config.device) == (1, "cpu")
     assert run_cli("resume", out, "--set", "torch_threads=1", "--no-progress").returncode == 0
