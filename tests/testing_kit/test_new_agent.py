@@ -10,7 +10,6 @@ suites) run against the installed entry point, none skipped.
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 
@@ -48,17 +47,13 @@ def test_layout_and_entry_point(generated):
     assert "class TestConformance(AgentConformance)" in (pkg / "tests" / "test_conformance.py").read_text()
 
 
-def test_config_fields_are_documented(generated):
-    sys.path.insert(0, str(generated / "pkg" / "src"))
-    try:
-        from benchgen_sampler.config import ActionValueConfig
+def test_config_fields_are_documented(generated, monkeypatch):
+    # (modules imported from the test's temporary folders are forgotten when it ends: tests/conftest.py)
+    monkeypatch.syspath_prepend(str(generated / "pkg" / "src"))
+    from benchgen_sampler.config import ActionValueConfig
 
-        docs = field_docs(ActionValueConfig)
-        assert set(docs) == {"epsilon", "step_size", "seed_offset"} and all(docs.values())
-    finally:
-        sys.path.remove(str(generated / "pkg" / "src"))
-        for name in [m for m in sys.modules if m.startswith("benchgen_sampler")]:
-            del sys.modules[name]
+    docs = field_docs(ActionValueConfig)
+    assert set(docs) == {"epsilon", "step_size", "seed_offset"} and all(docs.values())
 
 
 def test_generated_conformance_tests_pass_from_the_source_tree(generated):
