@@ -500,11 +500,12 @@ class RunDir:
 def _missing_path_inside(error: BaseException | None, root: Path) -> str | None:
     """The path (relative to ``root``) a ``FileNotFoundError`` behind ``error`` names inside
     ``root``, if there is one: raised itself, or what a writer was handling when it failed in turn."""
-    seen = 0
+    seen, root = 0, Path(os.path.abspath(root))
     while error is not None and seen < 16:
         if isinstance(error, FileNotFoundError):
             for name in (error.filename, error.filename2):
-                if name is not None and Path(os.fsdecode(name)).is_relative_to(root):
-                    return str(Path(os.fsdecode(name)).relative_to(root))
+                path = Path(os.path.abspath(os.fsdecode(name))) if isinstance(name, str | bytes) else None
+                if path is not None and path.is_relative_to(root):
+                    return str(path.relative_to(root))
         error, seen = error.__cause__ or error.__context__, seen + 1
     return None
