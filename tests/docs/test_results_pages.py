@@ -48,3 +48,28 @@ def test_images_are_small(script):
     images = sorted(script.OUT.rglob("*.png"))
     assert images
     assert [p for p in images if p.stat().st_size > MAX_IMAGE_BYTES] == []
+
+
+def test_the_measurements_page_quotes_the_results_page_as_it_is():
+    """docs/measurements/atari100k.md states "so far" how many games and runs DER has, its IQM
+    and interval and the published DER means' IQM on the same games: a lane's new run regenerates
+    the results page, and that sentence (written by hand) must follow it."""
+    import re
+
+    results = (ROOT / "docs" / "results" / "atari100k" / "README.md").read_text()
+    games, runs = re.search(r"^## benchgen DER: (\d+) games, (\d+) runs$", results, re.M).groups()
+    resampled = r"^\| benchgen DER, games resampled too \| ([\d.]+) \[([\d.]+), ([\d.]+)\]"
+    iqm, low, high = re.search(resampled, results, re.M).groups()
+    (published,) = re.search(r"^\| DER \(SPR Table 1\), same games, means only \| ([\d.]+) ", results, re.M).groups()
+    text = " ".join((ROOT / "docs" / "measurements" / "atari100k.md").read_text().split())
+    sentence = re.search(r"So far \(DER: .*? for the published DER means on the same games", text)
+    assert sentence, "docs/measurements/atari100k.md lost its 'So far (DER: ...' sentence"
+    quoted = re.fullmatch(
+        r"So far \(DER: (\d+) games, (\d+) runs, .*?\) benchgen DER's IQM is ([\d.]+) \(([\d.]+)-([\d.]+) with "
+        r".*\) against ([\d.]+) for the published DER means on the same games",
+        sentence.group(0),
+    )
+    assert quoted and quoted.groups() == (games, runs, iqm, low, high, published), (
+        f"docs/measurements/atari100k.md: update 'So far (DER: ...' to {games} games, {runs} runs, IQM {iqm} "
+        f"({low}-{high}), published DER means {published} (docs/results/atari100k/README.md)"
+    )
