@@ -423,10 +423,11 @@ class RunDir:
         record.forced_resumes.append({"at": time.time(), "changes": changes})
         write_atomically(self.meta_file, record.write)
 
-    def record_settings_change(self, values: dict[str, Any], changes: dict[str, Any]) -> None:
-        """Give the agent's config (and each task's own config) the settings ``values`` of how it
-        runs (``resume --set``), their source "resume --set", and note ``changes`` (setting ->
-        values before and after) in ``settings_changes``, one entry per resume."""
+    def record_settings_change(self, changes: dict[str, Any]) -> None:
+        """Give the agent's config (and each task's own config) the new values of ``changes``
+        (setting -> {"recorded": before, "now": after}, from ``resume --set``), their source
+        "resume --set", and note ``changes`` in ``settings_changes``, one entry per resume."""
+        values = {key: change["now"] for key, change in changes.items()}
         record = self.record()
         record.agent_config.update(values)
         record.agent_config_sources.update(dict.fromkeys(values, "resume --set"))

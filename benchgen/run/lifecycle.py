@@ -271,7 +271,7 @@ def _resume_run(
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
     if changes:  # into run.json, from which the units' processes rebuild the run
-        run_dir.record_settings_change({key: change["now"] for key, change in changes.items()}, changes)
+        run_dir.record_settings_change(changes)
     return execute(run_dir, resolved, report=report)
 
 

@@ -163,14 +163,16 @@ def test_a_run_directory_removed_mid_run_ends_in_one_line(tmp_path):
 
 class RemovedWhileSaving:
     """An agent whose checkpoint is being written when ``rm -r`` reaches the unit's folder (the
-    run's ``run.json`` not yet gone): the race a user's removal mid-run can meet."""
+    run's ``run.json`` not yet gone): the race a user's removal mid-run can meet. ``unit_dir``
+    None: it saves and removes nothing."""
 
     def __init__(self, unit_dir):
         self.unit_dir = unit_dir
 
     def save(self, directory):
         (directory / "model.pt").write_bytes(b"\0" * 100)
-        shutil.rmtree(self.unit_dir)
+        if self.unit_dir is not None:
+            shutil.rmtree(self.unit_dir)
 
 
 @pytest.mark.parametrize("when", ["while the agent saves", "before the checkpoint is renamed into place"])
@@ -187,10 +189,9 @@ def test_a_removal_caught_half_way_is_the_same_one_line(finished_run, tmp_path, 
     run, _kept = unfinished_copy(finished_run, tmp_path)
     run_dir = RunDir(run)
     unit_dir = run / "units" / FINISHED_UNIT
-    agent = RemovedWhileSaving(unit_dir)
-    if when != "while the agent saves":
-        agent = RemovedWhileSaving(tmp_path / "elsewhere")
-        (tmp_path / "elsewhere").mkdir()
+    while_saving = when == "while the agent saves"
+    agent = RemovedWhileSaving(unit_dir if while_saving else None)
+    if not while_saving:
         remove = checkpoints._remove
 
         def remove_then_lose_the_unit(path, ignore_errors=False):
