@@ -123,6 +123,7 @@ class ValueBasedAgent(Agent):
         if self.device.type == "cpu":
             # 0 = the runner's share (OMP_NUM_THREADS, --jobs), else all cores but the emulator's
             torch.set_num_threads(cpu_threads(config.torch_threads))
+            torch.set_flush_denormal(config.flush_denormals)  # Adam's decayed moments (the config says why)
         else:
             # On a GPU the host's torch work is a few small copies and index ops: one thread, and no
             # idle pool spinning on the cores the emulator threads step on (docs/measurements/performance.md, "On a GPU").

@@ -144,6 +144,15 @@ class ValueBasedConfig:
     """CPU threads for torch (0: on the CPU, the runner's share of the cores, else every core this
     process may use but one, which the emulator keeps: ``torch_device.cpu_threads`` says why; on a
     GPU, 1)."""
+    flush_denormals: bool = execution_setting(True)
+    """On the CPU, compute with denormal floats (magnitudes below 1.2e-38) flushed to zero
+    (``torch.set_flush_denormal``, for the thread that builds the agent and the threads torch
+    starts after it; benchgen setting). Adam's moments of a unit whose gradient stays zero (a dead
+    ReLU) decay into denormals, which Intel CPUs compute tens of times slower: Data-Efficient
+    Rainbow's Adam step at its Qbert run's 280K-frame checkpoint took 10.3 ms with them and 0.95
+    ms flushed, on an Intel Xeon (docs/measurements/performance.md, "Denormal floats"). What a
+    flushed value would have moved a weight by is below 1e-38 (Adam's step is the learning rate
+    times the first moment over the second's root plus epsilon); false: torch's default."""
     precision: str = "float32"
     """Matrix products in "float32" (as in the papers) or "bfloat16" (torch autocast; losses stay
     float32): about 3x faster learner updates on CPUs with AMX/AVX512-BF16; on an H100, 1.13x for

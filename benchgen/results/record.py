@@ -102,7 +102,8 @@ class RunRecord:
     #: one entry per ``resume --force`` under another protocol or software
     forced_resumes: list[dict[str, Any]] = field(default_factory=list)
     #: one entry per ``resume --set`` that changed how the agent runs (``execution_setting`` fields):
-    #: when, and each setting's value before and after
+    #: when, and each setting's value before and after; and one per resume that gave the settings
+    #: benchgen added after the run started their defaults (its ``source`` says so; before: None)
     settings_changes: list[dict[str, Any]] = field(default_factory=list)
     #: where each value of ``agent_config`` comes from: "agent default", the suite's tuned
     #: settings and their source, a variant, ``--config FILE`` or ``--set`` (runs made before
@@ -197,9 +198,9 @@ def part_trained(reevaluation: Any) -> str:
 
 def resume_changes(record: RunRecord) -> list[str]:
     """What the run's resumes changed, a line each, oldest first ("2026-11-29 06:12 UTC, resume
-    --set: torch_threads 0 -> 2"): the settings of ``resume --set`` (``settings_changes``) and the
-    protocol or software of ``resume --force`` (``forced_resumes``). Entries not in the form
-    benchgen writes are left out."""
+    --set: torch_threads 0 -> 2"): the settings of ``resume --set`` and those benchgen added after
+    the run started (``settings_changes``), and the protocol or software of ``resume --force``
+    (``forced_resumes``). Entries not in the form benchgen writes are left out."""
     kinds = (
         ("resume --force", record.forced_resumes, "installed"),
         ("resume --set", record.settings_changes, "now"),
@@ -211,13 +212,18 @@ def resume_changes(record: RunRecord) -> list[str]:
             if not isinstance(at, int | float) or not isinstance(changes, dict):
                 continue
             shown = [
-                f"{name} {change.get('recorded')} -> {change.get(after)}"
+                f"{name} {_before(change.get('recorded'))} -> {change.get(after)}"
                 for name, change in changes.items()
                 if isinstance(change, dict)
             ]
             when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
-            entries.append((at, f"{when}, {command}: {'; '.join(shown)}"))
+            entries.append((at, f"{when}, {entry.get('source') or command}: {'; '.join(shown)}"))
     return [line for _, line in sorted(entries, key=lambda e: e[0])]
+
+
+def _before(value: Any) -> str:
+    """A setting's recorded value as a resume line shows it: None, a setting the record lacked."""
+    return "(not recorded)" if value is None else str(value)
 
 
 def _migrate(data: dict[str, Any], where: str | Path = RUN_FILE) -> dict[str, Any]:

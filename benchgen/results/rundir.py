@@ -423,18 +423,22 @@ class RunDir:
         record.forced_resumes.append({"at": time.time(), "changes": changes})
         write_atomically(self.meta_file, record.write)
 
-    def record_settings_change(self, changes: dict[str, Any]) -> None:
+    def record_settings_change(self, changes: dict[str, Any], source: str = "resume --set") -> None:
         """Give the agent's config (and each task's own config) the new values of ``changes``
-        (setting -> {"recorded": before, "now": after}, from ``resume --set``), their source
-        "resume --set", and note ``changes`` in ``settings_changes``, one entry per resume."""
+        (setting -> {"recorded": before, "now": after}; "recorded" None: a setting the record
+        lacked), their ``source``, and note ``changes`` in ``settings_changes``, one entry per
+        resume and source (``source`` kept with the entry unless it is "resume --set")."""
         values = {key: change["now"] for key, change in changes.items()}
         record = self.record()
         record.agent_config.update(values)
-        record.agent_config_sources.update(dict.fromkeys(values, "resume --set"))
+        record.agent_config_sources.update(dict.fromkeys(values, source))
         for task, config in record.task_agent_configs.items():
             config.update(values)
-            record.task_agent_config_sources.setdefault(task, {}).update(dict.fromkeys(values, "resume --set"))
-        record.settings_changes.append({"at": time.time(), "changes": changes})
+            record.task_agent_config_sources.setdefault(task, {}).update(dict.fromkeys(values, source))
+        entry = {"at": time.time(), "changes": changes}
+        if source != "resume --set":
+            entry["source"] = source
+        record.settings_changes.append(entry)
         write_atomically(self.meta_file, record.write)
 
     # -- units -----------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import Any
 from benchgen.config import RunConfig
 from benchgen.errors import UsageError
 from benchgen.registry import Registry
-from benchgen.results.record import part_trained
+from benchgen.results.record import RunRecord, part_trained
 from benchgen.results.rundir import RunDir
 from benchgen.run.planning.plan import ResolvedRun, create_run, describe_plan, plan_units, resolve
 from benchgen.suite import Suite
@@ -270,9 +270,31 @@ def _resume_run(
     preflight(resolved, resolved.run.from_checkpoint)
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
+    added = _settings_added_since(record, resolved)
+    for name in changes.keys() & added.keys():  # set on resume, never recorded before
+        changes[name]["recorded"] = added.pop(name)["recorded"]
     if changes:  # into run.json, from which the units' processes rebuild the run
         run_dir.record_settings_change(changes)
+    if added:
+        run_dir.record_settings_change(added, ADDED_SETTING_SOURCE)
     return execute(run_dir, resolved, report=report)
+
+
+#: the source of a setting benchgen added after a run started, given its default on resume
+ADDED_SETTING_SOURCE = "agent default (a setting added since the run started)"
+
+
+def _settings_added_since(record: RunRecord, resolved: ResolvedRun) -> dict[str, dict[str, Any]]:
+    """The agent's settings ``record`` lacks (added to the agent after the run started, which
+    resumes them at their defaults), each as {"recorded": None, "now": value}: recorded so that
+    run.json and the report say from when the run ran with them."""
+    if not dataclasses.is_dataclass(resolved.agent_config):
+        return {}
+    return {
+        f.name: {"recorded": None, "now": getattr(resolved.agent_config, f.name)}
+        for f in dataclasses.fields(resolved.agent_config)
+        if f.init and f.name not in record.agent_config
+    }
 
 
 def _with_settings(

@@ -242,3 +242,35 @@ def test_resume_set_changes_how_the_agent_runs_and_refuses_what_it_learns(tmp_pa
     assert (resolved.agent_config.torch_threads, resolved.agent_config.device) == (1, "cpu")
     assert run_cli("resume", out, "--set", "torch_threads=1", "--no-progress").returncode == 0
     assert len(json.loads((out / "run.json").read_text())["settings_changes"]) == 1, "no change, no entry"
+
+
+def test_a_setting_added_since_a_run_started_is_recorded_when_the_resume_takes_its_default(tmp_path):
+    """A run recorded before its agent had a setting resumes with the setting's default; run.json
+    and the report say so (from when, and that nothing was recorded before), and a value set on
+    that resume is one change, not two."""
+    out = tmp_path / "run"
+    proc = run_cli(
+        "run", "gymnasium", "dqn", "--tasks", "CartPole-v1", "--timesteps", "500", "--out", out, "--no-progress"
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    meta_file = out / "run.json"
+
+    def recorded_without(*names):
+        meta = json.loads(meta_file.read_text())
+        for name in names:
+            del meta["agent_config"][name], meta["agent_config_sources"][name]
+        meta_file.write_text(json.dumps(meta))
+
+    recorded_without("flush_denormals", "log_every_updates")
+    assert run_cli("resume", out, "--set", "log_every_updates=50", "--no-progress").returncode == 0
+    meta = json.loads(meta_file.read_text())
+    set_on_resume, added = meta["settings_changes"]
+    assert set_on_resume["changes"] == {"log_every_updates": {"recorded": None, "now": 50}}
+    assert added["changes"] == {"flush_denormals": {"recorded": None, "now": True}}
+    assert meta["agent_config"]["flush_denormals"] is True
+    assert meta["agent_config_sources"]["flush_denormals"] == added["source"]
+    report = (out / "report" / "report.md").read_text()
+    assert "resume --set: log_every_updates (not recorded) -> 50" in report
+    assert f"{added['source']}: flush_denormals (not recorded) -> True" in report
+    assert run_cli("resume", out, "--no-progress").returncode == 0
+    assert len(json.loads(meta_file.read_text())["settings_changes"]) == 2, "recorded now: no new entry"

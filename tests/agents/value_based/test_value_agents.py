@@ -242,6 +242,20 @@ def test_dqn_explores_at_the_scheduled_rate_while_learning():
     assert agent.epsilon() == 0.1
 
 
+@pytest.mark.parametrize("name", ["dqn", "rainbow"])
+def test_an_agent_on_the_cpu_flushes_denormal_floats_unless_told_not_to(name):
+    """Adam's moments of a dead unit decay into denormals, which Intel CPUs compute tens of times
+    slower: an agent built on the CPU has torch flush them to zero (its default), or not."""
+    denormal = torch.tensor([1e-39], dtype=torch.float32)  # below float32's smallest normal, 1.2e-38
+    try:
+        build(name, tiny(name, learning_starts_frames=400), chain18())
+        assert (denormal * 1.0).item() == 0.0
+        build(name, tiny(name, learning_starts_frames=400, flush_denormals=False), chain18())
+        assert (denormal * 1.0).item() == pytest.approx(1e-39, rel=1e-3)
+    finally:
+        torch.set_flush_denormal(False)  # torch's own default, for the tests after this one
+
+
 # -- save / load ----------------------------------------------------------------------------------
 def cartpole_config(name: str, **overrides):
     return tiny(
