@@ -13,7 +13,11 @@ speeds), its variant if the speed is that variant's, and says what was measured 
 
 An optional ``settings`` column names agent settings the speed depends on, as ``--set`` writes
 them (``precision=bfloat16; torch_threads=1``): the planner takes a row whose settings the run
-has over one whose settings it lacks, and says so when only the latter is there.
+has over one whose settings it lacks, and says so when only the latter is there. An optional
+``processor`` column names the CPU the row was measured on, as this machine's model name has it
+or a distinctive part of it (``AMD EPYC``, ``Intel(R) Xeon(R)``: :mod:`benchgen.machine`): the
+planner takes a row of this machine's processor over one that names none, and that over one of
+another processor, and says which processor it planned from.
 
 There is no calibration run: a row is a number someone measured with ``benchgen run`` itself,
 past a learning agent's replay start (where a real run spends most of its time), on one of the
@@ -31,7 +35,7 @@ from benchgen.errors import UsageError
 #: the machines rows were measured on, by their ``device`` column: where the agent's torch ran
 MACHINES = {"cpu": "2 CPU cores, no GPU", "cuda": "one NVIDIA H100 GPU with 16 CPU cores"}
 
-#: the columns of a speeds file (and the optional ``settings``)
+#: the columns of a speeds file (and the optional ``settings`` and ``processor``)
 COLUMNS = ("agent", "variant", "frames_per_second", "num_envs", "device", "measured")
 
 
@@ -56,6 +60,9 @@ class Speed:
     settings: tuple[tuple[str, str], ...] = ()
     """Agent settings the speed was measured with and depends on (``(name, value as --set writes
     it)`` pairs, the optional ``settings`` column); empty: none named."""
+    processor: str = ""
+    """The CPU it was measured on (the optional ``processor`` column: the model name or a
+    distinctive part of it); empty: not named."""
 
 
 def parse_settings(text: str) -> tuple[tuple[str, str], ...]:
@@ -103,6 +110,7 @@ def read_speeds_csv(path: str | Path, shown_as: str = "") -> list[Speed]:
                 row["device"].strip(),
                 shown_as or str(path),
                 parse_settings(row.get("settings") or ""),
+                (row.get("processor") or "").strip(),
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise UsageError(f"{path}:{lineno}: malformed speed row ({exc})") from None

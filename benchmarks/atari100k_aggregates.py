@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import json
 import re
-import subprocess
 import sys
 import warnings
 from collections import defaultdict
@@ -52,6 +50,10 @@ from benchgen.results.compare.stats import seeded
 warnings.filterwarnings("ignore", category=FutureWarning, module="arch")
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the cost section's module beside this script
+
+from atari100k_cost import SINCE, cost_lines  # noqa: E402
+
 RESULTS = HERE / "results" / "atari100k"
 OUT = HERE.parent / "docs" / "results" / "atari100k"
 EVAL_PHASE = "train_eval"
@@ -75,16 +77,8 @@ MEAN_TABLES = {
 }
 METRICS = ("iqm", "median", "mean", "optimality_gap")
 TITLES = {"iqm": "IQM", "median": "Median", "mean": "Mean", "optimality_gap": "Optimality gap"}
-#: wall-clock gaps between two consecutive episodes longer than this are counted as interruptions
-#: (the longest Atari 100K training episode, 108,000 frames, takes about 7 minutes at DER's speed
-#: and 15 at DrQ(epsilon)'s)
-GAP_S = 20 * 60
 #: bootstrap replications of the probability of improvement (rliable's Mann-Whitney per game is slow)
 POI_REPS = 1000
-#: the runs made since the speeds the planner's table holds were measured (plugins/atari_saber/data/speeds.csv,
-#: 2026-11-26: the faster updates; README "What the whole table costs"): the earlier runs trained
-#: with slower updates, most of them beside heavy other work, and are shown but not summarized
-SINCE = "2026-11-26T19:00"
 
 
 def aggregate_func(matrix: np.ndarray) -> np.ndarray:
@@ -221,50 +215,6 @@ def read_score_npz(path: Path) -> tuple[dict[str, np.ndarray], dict[str, list[st
     with np.load(path, allow_pickle=False) as data:
         names = [k for k in data.files if not k.endswith(".games")]
         return {k: data[k] for k in names}, {k: [str(g) for g in data[f"{k}.games"]] for k in names}
-
-
-# --- the cost ---------------------------------------------------------------------------------
-
-
-def wall_times(rows: list[dict]) -> dict[str, float]:
-    """One run's wall-clock minutes from its episodes' ``wall_time``: ``train`` (first to last
-    training episode's end), ``whole`` (first training episode's end to the last evaluation
-    episode's), ``gaps`` (the sum of pauses longer than ``GAP_S`` between two episodes: a
-    restart, or work beside it)."""
-    times = [float(r["wall_time"]) for r in rows if r.get("wall_time")]
-    train = [float(r["wall_time"]) for r in rows if r["phase"] == "train" and r.get("wall_time")]
-    gaps = [b - a for a, b in zip(times, times[1:]) if b - a > GAP_S]
-    return {
-        "train": (train[-1] - train[0]) / 60 if len(train) > 1 else float("nan"),
-        "whole": (times[-1] - times[0]) / 60 if len(times) > 1 else float("nan"),
-        "gaps": sum(gaps) / 60,
-    }
-
-
-def planned_minutes(variant: str, game: str = "alien") -> tuple[float, float, str]:
-    """The planner's estimate for one game of ``variant`` (``benchgen run ... --plan``): training
-    minutes per unit, the whole unit's (training and the evaluation it counts where the suite
-    measured the game's evaluation episodes; nan where it says evaluation is not estimated), and
-    its line."""
-    agent = "rainbow" if variant == "der" else "dqn"
-    out = subprocess.run(
-        [sys.executable, "-m", "benchgen", "run", "atari_saber", agent, "--protocol", "atari100k", "--tasks", game]
-        + ["--set", f"variant={variant}", "--plan"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    line = next(line.strip() for line in out.splitlines() if "wall time (estimated)" in line)
-    train = re.search(r"train ([\d.]+ (?:s|min|h)) per unit", line)
-    total = re.search(r"; ([\d.]+ (?:s|min|h)) in total", line)
-    whole = float("nan") if "not estimated" in line else _minutes(total.group(1))
-    return _minutes(train.group(1)), whole, line
-
-
-def _minutes(duration: str) -> float:
-    """Minutes of one of the plan's durations (``40 s``, ``12 min``, ``3.5 h``)."""
-    value, unit = duration.split()
-    return float(value) * {"s": 1 / 60, "min": 1, "h": 60}[unit]
 
 
 # --- the page ---------------------------------------------------------------------------------
@@ -558,54 +508,6 @@ def page(result: dict, images: list[str], cost: list[str]) -> str:
     return "\n".join(lines)
 
 
-def cost_lines(result: dict, since: str = SINCE) -> tuple[list[str], dict]:
-    """The measured wall time of every finished run beside the planner's estimate; the summary
-    over the runs started at or after ``since`` (UTC) without a pause."""
-    cutoff = datetime.datetime.fromisoformat(since).replace(tzinfo=datetime.timezone.utc).timestamp()
-    lines = ["## Cost: measured wall time per run against the planner's estimate", ""]
-    summary: dict = {}
-    for variant in AGENTS:
-        if variant not in result["episodes"]:
-            continue
-        planned, _, line = planned_minutes(variant)
-        rows, clean = [], []
-        for g, seeds in sorted(result["episodes"][variant].items()):
-            game_train, game_whole, _ = planned_minutes(variant, g)
-            for s, eps in sorted(seeds.items()):
-                if not any(r["phase"] == EVAL_PHASE for r in eps):
-                    continue
-                w = wall_times(eps)
-                w["ratio"] = w["whole"] / game_whole
-                start = float(eps[0]["wall_time"])
-                if w["gaps"] == 0 and start >= cutoff:
-                    clean.append(w)
-                when = datetime.datetime.fromtimestamp(start, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
-                rows.append(
-                    [f"{g} seed {s}", when, f"{w['train']:.1f}", f"{w['whole']:.1f}", f"{w['gaps']:.0f}"]
-                    + [f"{w['train'] / game_train:.2f}", f"{game_whole:.0f}", f"{w['ratio']:.2f}"]
-                )
-        lines += [f"{AGENTS[variant][0]}: the planner says, for alien, `{line}`.", ""]
-        head = ["run", "started (UTC)", "training (min)", "whole run (min)", f"pauses > {GAP_S // 60} min (min)"]
-        lines += table(head + ["training / planned", "planned whole (min)", "whole / planned"], rows)
-        if clean:
-            train = float(np.median([w["train"] for w in clean]))
-            whole = float(np.median([w["whole"] for w in clean]))
-            ratio = float(np.median([w["ratio"] for w in clean]))
-            summary[variant] = {"planned": planned, "train_median": train, "whole_median": whole, "n": len(clean)}
-            summary[variant]["whole_ratio_median"] = ratio
-            lines += [
-                f"Over the {len(clean)} run{'s' if len(clean) > 1 else ''} started since {since} UTC (the planner's "
-                "speeds) without a pause: "
-                f"median training {train:.1f} min "
-                f"({train / planned:.2f} of the planned {planned:.0f}), median whole run {whole:.1f} min; "
-                f"median whole / planned {ratio:.2f} (the plan counts the game's evaluation episodes from "
-                "plugins/atari_saber/data/evaluation_speeds.csv, measured from these runs by "
-                "benchmarks/atari100k_evaluation_speeds.py).",
-                "",
-            ]
-    return lines, summary
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=RESULTS)
@@ -616,7 +518,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--since", default=SINCE, help="cost summary over runs started at or after (UTC)")
     args = parser.parse_args(argv)
     result = build(args.results, args.reps, args.draws)
-    cost, _ = cost_lines(result, args.since)
+    labels = {variant: label for variant, (label, _) in AGENTS.items()}
+    cost, _ = cost_lines(
+        {v: result["episodes"][v] for v in AGENTS if v in result["episodes"]}, args.results, labels, args.since
+    )
     if args.print:
         print(page(result, [], cost))
         return

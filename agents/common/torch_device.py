@@ -10,6 +10,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from benchgen.errors import UsageError
+from benchgen.machine import cpu_count
 
 #: the ``precision`` settings of the agents' networks: float32 (the papers') or bfloat16 matrix products
 PRECISIONS = ("float32", "bfloat16")
@@ -71,4 +72,4 @@ def cpu_threads(requested: int = 0) -> int:
     share = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
     if share > 0:
         return share
-    return max(1, len(os.sched_getaffinity(0)) - 1)
+    return max(1, cpu_count() - 1)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from typing import Any
 
 from benchgen.errors import UsageError
+from benchgen.machine import cpu_count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +42,7 @@ class WorkerSettingsCheck:
             ]
         need = workers * float(config.worker_cpus)
         if run.executor == "local" and not run.ray_address:
-            cpus = len(os.sched_getaffinity(0))
+            cpus = cpu_count()
             if need > cpus:
                 raise UsageError(
                     f"{self.agent}: workers={workers} x worker_cpus={config.worker_cpus:g} need {need:g} CPUs, "

@@ -91,6 +91,10 @@ class RunRecord:
     versions: dict[str, Any] = field(default_factory=dict)
     #: when the run was created (seconds since the epoch)
     created_at: float | None = None
+    #: the machines that ran it (``benchgen.machine.machine_facts`` with "at": when it started or
+    #: was resumed there), one entry per change of machine, oldest first; empty: not recorded
+    #: (runs made before benchgen recorded them)
+    machines: list[dict[str, Any]] = field(default_factory=list)
     #: the run's identity, kept by copies (None: a run made before run ids existed)
     run_id: str | None = None
     #: the command line that created the run
@@ -164,7 +168,7 @@ class RunRecord:
     def to_json(self) -> dict[str, Any]:
         """The record as ``run.json`` holds it (defaults an older reader does not know are left out)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
-        for optional in ("reevaluation", "forced_resumes", "settings_changes", "external_loop"):
+        for optional in ("reevaluation", "forced_resumes", "settings_changes", "external_loop", "machines"):
             if not out[optional]:
                 del out[optional]
         return {**out, **self.extra}

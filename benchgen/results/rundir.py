@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchgen.errors import UsageError
+from benchgen.machine import machine_facts
 from benchgen.results.integrity import check_invariants
 from benchgen.results.record import RUN_FILE, RunRecord, check_units_against
 from benchgen.results.store import DB_NAME, ResultsStore, Unit, check_unit_id
@@ -422,6 +423,15 @@ class RunDir:
         record = self.record()
         record.forced_resumes.append({"at": time.time(), "changes": changes})
         write_atomically(self.meta_file, record.write)
+
+    def record_machine(self) -> None:
+        """Note in ``run.json`` the machine resuming the run (``machines``) if it is not the one
+        the run last ran on."""
+        record, facts = self.record(), machine_facts()
+        last = record.machines[-1] if record.machines and isinstance(record.machines[-1], dict) else {}
+        if {k: last.get(k) for k in facts} != facts:
+            record.machines.append({"at": time.time(), **facts})
+            write_atomically(self.meta_file, record.write)
 
     def record_settings_change(self, changes: dict[str, Any], source: str = "resume --set") -> None:
         """Give the agent's config (and each task's own config) the new values of ``changes``

@@ -270,6 +270,7 @@ def _resume_run(
     preflight(resolved, resolved.run.from_checkpoint)
     if changed:
         run_dir.record_forced_resume({k: {"recorded": v[0], "installed": v[1]} for k, v in changed.items()})
+    run_dir.record_machine()
     added = _settings_added_since(record, resolved)
     for name in changes.keys() & added.keys():  # set on resume, never recorded before
         changes[name]["recorded"] = added.pop(name)["recorded"]

@@ -225,7 +225,7 @@ def test_published_runs_aggregates_over_all_games():
 
 
 def test_wall_times_count_pauses_apart():
-    script = load("atari100k_aggregates")
+    script = load("atari100k_cost")
     rows = [{"phase": "train", "wall_time": str(t)} for t in (0, 60, 120, 120 + 3600)]
     rows += [{"phase": "train_eval", "wall_time": str(3900)}]
     w = script.wall_times(rows)

@@ -3,7 +3,7 @@
 Layers, lowest first; a module may import its own layer and those below it, never above:
 
 1. ground: ``benchgen`` itself and its contracts (errors, inputs, config, suite, protocols, agent, remote,
-   scoring, hookspecs, registry, cpu_affinity, tuned, speeds);
+   scoring, hookspecs, registry, cpu_affinity, tuned, speeds, machine);
 2. ``benchgen.results``: the run directory, the store and everything that reads them;
 3. ``benchgen.run``: the run engine, which writes what results/ reads;
 4. the commands: ``benchgen.cli``, ``benchgen.commands``, ``benchgen.newplugin``, ``benchgen.__main__``,
@@ -46,6 +46,7 @@ GROUND = {
     "benchgen.capabilities",
     "benchgen.tuned",
     "benchgen.speeds",
+    "benchgen.machine",
 }
 LAYERS = ["ground", "results", "run", "commands", "testing", "docs"]
 

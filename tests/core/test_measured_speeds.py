@@ -62,6 +62,68 @@ def test_the_plan_takes_the_row_measured_with_the_runs_settings_and_says_when_th
     assert "measured with no_such_setting=1 (this run: not a setting)" in describe_cost(float32, plan_units(float32))[1]
 
 
+def test_a_row_may_name_the_processor_it_was_measured_on(tmp_path):
+    path = tmp_path / "speeds.csv"
+    path.write_text(HEADER.replace("\n", ",processor\n") + "myagent,,125,8,cpu,x, AMD EPYC \nmyagent,,60,8,cpu,y,\n")
+    amd, unnamed = read_speeds_csv(path)
+    assert (amd.processor, unnamed.processor) == ("AMD EPYC", "")
+
+
+def test_the_plan_takes_the_row_measured_on_this_machines_processor_and_says_when_there_is_none(monkeypatch):
+    """One agent ran a game 2-3x slower on one 2-core machine than on another (an Intel Xeon host
+    against an AMD EPYC): the planner takes the row of this machine's processor, then a row that
+    names none, then one of another processor, saying so; the plan names both processors."""
+    from benchgen import machine
+    from benchgen.run.planning import cost
+
+    registry = get_registry()
+    run = RunConfig(suite="atari_saber", agent="rainbow", tasks=["pong"], protocol="atari100k")
+    resolved = resolve(registry, run, {"variant": "der"})
+    intel = Speed("rainbow", "der", 150.0, 1, "on the Intel host", processor="Intel(R) Xeon(R)")
+    amd = dataclasses.replace(intel, frames_per_second=260.0, measured="on the AMD host", processor="AMD EPYC")
+    unnamed = dataclasses.replace(intel, frames_per_second=200.0, measured="somewhere", processor="")
+    suite_class = type(resolved.suite)
+
+    def on(name: str, rows: list[Speed]) -> tuple[float, str]:
+        monkeypatch.setattr(machine, "processor_name", lambda: name)
+        monkeypatch.setattr(cost, "processor_name", lambda: name)
+        monkeypatch.setattr(suite_class, "measured_speeds", lambda self: rows)
+        return find_speed(resolved)[0].frames_per_second, describe_cost(resolved, plan_units(resolved))[1]
+
+    for rows in ([intel, amd, unnamed], [unnamed, amd, intel]):  # whatever the table's order
+        assert on("Intel(R) Xeon(R) Processor", rows)[0] == 150
+        speed, line = on("AMD EPYC 7R13 Processor", rows)
+        assert speed == 260 and ", AMD EPYC (this machine: " in line and ", AMD EPYC 7R13 Processor)" in line
+        assert "another processor" not in line
+        assert on("ARM Neoverse-V2", rows)[0] == 200
+    speed, line = on("ARM Neoverse-V2", [intel, amd])
+    assert speed == 150 and "; measured on another processor (Intel(R) Xeon(R))" in line, line
+    speed, line = on("", [unnamed])  # a system that names no processor
+    assert speed == 200 and "another processor" not in line and line.count("cores)") == 1
+    # planning for another machine (the results pages plan each run for the processor it ran on)
+    monkeypatch.setenv("BENCHGEN_PLAN_PROCESSOR", "AMD EPYC 7R13 Processor")
+    speed, line = on("Intel(R) Xeon(R) Processor", [intel, amd])
+    assert speed == 260 and "(planned for AMD EPYC 7R13 Processor: $BENCHGEN_PLAN_PROCESSOR)" in line, line
+
+
+def test_this_machines_processor_is_read_from_proc_cpuinfo(monkeypatch, tmp_path):
+    from benchgen import machine
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7R13 Processor\n\n")
+    monkeypatch.setattr(machine, "CPUINFO", cpuinfo)
+    machine.processor_name.cache_clear()
+    try:
+        assert machine.processor_name() == "AMD EPYC 7R13 Processor"
+        assert machine.same_processor("amd epyc") and not machine.same_processor("Intel(R) Xeon(R)")
+        assert not machine.same_processor(" ")
+        cpuinfo.unlink()  # no /proc: the standard library's answer (often empty on Linux)
+        machine.processor_name.cache_clear()
+        assert machine.processor_name() == __import__("platform").processor().strip()
+    finally:
+        machine.processor_name.cache_clear()
+
+
 def test_a_joint_agent_is_planned_from_the_speed_of_the_agent_it_is_the_joint_version_of():
     registry = get_registry()
     run = RunConfig(suite="atari_saber", agent="ppo_joint", split="ale_train5", budget=40_000)

@@ -117,13 +117,13 @@ def test_the_plan_states_the_wall_time_from_the_measured_speeds(monkeypatch):
     plan = describe_plan(resolved, plan_units(resolved))
     assert "wall time (estimated): train 2.0 h per unit; 4.0 h in total, one unit after another" in plan
     # on a machine of several cores the plan names the shorter way; with --jobs it takes it
-    monkeypatch.setattr(cost, "_cores", lambda: 2)
+    monkeypatch.setattr(cost, "cpu_count", lambda: 2)
     assert "one unit after another; --jobs 2 runs 2 at once: about 2.0 h if each unit keeps to one core" in (
         describe_plan(resolved, plan_units(resolved))
     )
     both = resolve(registry, dataclasses.replace(run, jobs=2), {})
     assert "2 at once (--jobs) take about 1/2 of it" in describe_plan(both, plan_units(both))
-    monkeypatch.setattr(cost, "_cores", lambda: 1)
+    monkeypatch.setattr(cost, "cpu_count", lambda: 1)
     assert "--jobs" not in describe_plan(resolved, plan_units(resolved))
     assert "from 10 frames/s, random on toy: a test's number, 2026-11" in plan and "warning" not in plan
     day = resolve(registry, RunConfig(suite="toy", agent="random", tasks=["count-20"], budget=900_000), {})

@@ -77,3 +77,24 @@ def test_the_resumes_changes_are_told_oldest_first_and_a_damaged_entry_is_left_o
         "1970-01-01 00:01 UTC, resume --set: torch_threads 0 -> 2",
         "1970-01-01 00:03 UTC, resume --force: version.gymnasium 0.0.1 -> 1.2.0",
     ]
+
+
+def test_a_run_records_the_machines_it_ran_on(finished_run, tmp_path, monkeypatch):
+    """run.json names the processor and cores of the machine that started a run, and of each
+    other machine a resume continued it on (the planner's speeds are per processor: a run's wall
+    time is read against the machine it ran on)."""
+    from benchgen.machine import machine_facts
+    from benchgen.results import rundir
+    from benchgen.results.rundir import RunDir
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    ((started,),) = [json.loads((run / "run.json").read_text())["machines"]]
+    assert {k: started[k] for k in ("processor", "cpus")} == machine_facts() and started["at"] > 0
+    RunDir(run).record_machine()  # the same machine: nothing new
+    assert len(json.loads((run / "run.json").read_text())["machines"]) == 1
+    monkeypatch.setattr(rundir, "machine_facts", lambda: {"processor": "AMD EPYC 7R13 Processor", "cpus": 2})
+    RunDir(run).record_machine()
+    RunDir(run).record_machine()
+    machines = json.loads((run / "run.json").read_text())["machines"]
+    assert [m["processor"] for m in machines] == [started["processor"], "AMD EPYC 7R13 Processor"]

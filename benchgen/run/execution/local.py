@@ -11,6 +11,7 @@ import sys
 import time
 
 from benchgen.cpu_affinity import PIN_WORKERS_ENV
+from benchgen.machine import cpu_count
 from benchgen.results.rundir import RunDir
 from benchgen.run.execution.schedule import count_retry, ready_units
 from benchgen.run.execution.signals import STOP, StopRequested, install_stop_handler
@@ -103,7 +104,7 @@ def run_parallel(run_dir: RunDir, r: ResolvedRun, progress) -> None:
                 if not ready and not running:
                     return
                 for unit in ready[: max(0, r.run.jobs - len(running))]:
-                    threads = max(1, len(os.sched_getaffinity(0)) // r.run.jobs)
+                    threads = max(1, cpu_count() // r.run.jobs)
                     proc = ctx.Process(
                         target=_unit_process, args=(str(run_dir.path), unit.unit_id, threads, os.getpid()), daemon=False
                     )

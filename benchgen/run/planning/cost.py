@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from benchgen.machine import cpu_count, processor_name, same_processor
 from benchgen.speeds import MACHINES, EvaluationSpeed, Speed
 
 if TYPE_CHECKING:
@@ -144,12 +145,29 @@ def find_speed(r: ResolvedRun) -> tuple[Speed, str] | None:
         if not entries:
             continue
         device = run_device(r) if any(s.device != "cpu" for s in entries) else "cpu"
-        # the run's device first, then rows whose named settings the run has; stable otherwise
-        entries.sort(key=lambda s: (s.device != device, bool(settings_differing(s, r.agent_config))))
+        # the run's device first, then this machine's processor, then rows whose named settings the
+        # run has; stable otherwise
+        entries.sort(key=lambda s: (s.device != device, processor_rank(s), bool(settings_differing(s, r.agent_config))))
         entry = _variant_entry(entries, variant)
         if entry is not None:
             return entry, device
     return None
+
+
+#: plan for this processor instead of this machine's (planning a run for another machine)
+PLAN_PROCESSOR_VARIABLE = "BENCHGEN_PLAN_PROCESSOR"
+
+
+def plan_processor() -> str:
+    """The processor a plan is for: ``$BENCHGEN_PLAN_PROCESSOR`` if set, else this machine's."""
+    return os.environ.get(PLAN_PROCESSOR_VARIABLE, "").strip() or processor_name()
+
+
+def processor_rank(speed: Speed) -> int:
+    """0: ``speed`` was measured on the planned processor; 1: its row names none; 2: another."""
+    if not speed.processor:
+        return 1
+    return 0 if same_processor(speed.processor, plan_processor()) else 2
 
 
 def settings_differing(speed: Speed, agent_config) -> list[str]:
@@ -167,11 +185,6 @@ def settings_differing(speed: Speed, agent_config) -> list[str]:
     return differing
 
 
-def _cores() -> int:
-    """CPU cores this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def duration(seconds: float) -> str:
     """``seconds`` as a short, rounded duration: 40 s, 12 min, 3.5 h, 12 days."""
     if seconds < 90:
@@ -181,6 +194,13 @@ def duration(seconds: float) -> str:
     if seconds < 48 * 3600:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:,.0f} days"
+
+
+def _this_machine() -> str:
+    """The machine the plan is for, as its line names it."""
+    if os.environ.get(PLAN_PROCESSOR_VARIABLE, "").strip():
+        return f"planned for {plan_processor()}: ${PLAN_PROCESSOR_VARIABLE}"
+    return f"this machine: {cpu_count()} cores{f', {processor_name()}' if processor_name() else ''}"
 
 
 def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
@@ -225,6 +245,8 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
         notes.append(f"{r.spec.name}'s units at {speed.agent}'s single-task speed")
     if device != speed.device:
         notes.append(f"measured with torch on {speed.device.upper()}, this run's agent uses {device.upper()}")
+    if processor_rank(speed) == 2:
+        notes.append(f"measured on another processor ({speed.processor})")
     differing = settings_differing(speed, r.agent_config)
     if differing:
         notes.append(f"measured with {', '.join(differing)}")
@@ -236,15 +258,15 @@ def describe_cost(r: ResolvedRun, units: list[Unit]) -> list[str]:
     at_once = ""
     if r.run.jobs > 1 and len(units) > 1:
         at_once = f"; {r.run.jobs} at once (--jobs) take about 1/{min(r.run.jobs, len(units))} of it if the cores allow"
-    elif len(units) > 1 and _cores() > 1:  # the way to the shorter wall time, where the machine has it
-        n = min(_cores(), len(units))
+    elif len(units) > 1 and cpu_count() > 1:  # the way to the shorter wall time, where the machine has it
+        n = min(cpu_count(), len(units))
         at_once = f"; --jobs {n} runs {n} at once: about {duration(total / n)} if each unit keeps to one core"
     lines = [
         f"  wall time (estimated): {', '.join(parts)}; {duration(total)} in total"
         f"{' (without the evaluation not estimated)' if missing else ''}, one unit after another{at_once}",
         f"    from {speed.frames_per_second:,.0f} frames/s, {what}: {speed.measured}; shipped table "
-        f"({f'{speed.table}, ' if speed.table else ''}no calibration), measured on {MACHINES[speed.device]} (this machine: "
-        f"{_cores()} cores)" + "".join(f"; {n}" for n in notes),
+        f"({f'{speed.table}, ' if speed.table else ''}no calibration), measured on {MACHINES[speed.device]}"
+        f"{f', {speed.processor}' if speed.processor else ''} ({_this_machine()})" + "".join(f"; {n}" for n in notes),
         *describe_evaluation(r, units, missing),
     ]
     if total > DAY_SECONDS:

@@ -21,6 +21,7 @@ from benchgen import protocols
 from benchgen.agent import AgentSpec
 from benchgen.config import RunConfig, build_dataclass, to_dict
 from benchgen.errors import UsageError
+from benchgen.machine import machine_facts
 from benchgen.phases import (
     FINE_TUNING,
     FINETUNE,
@@ -382,6 +383,7 @@ def run_metadata(registry: Registry, r: ResolvedRun) -> RunRecord:
         plugins=registry.plugin_versions(),
         versions=versions(software(r)),
         created_at=time.time(),
+        machines=[{"at": time.time(), **machine_facts()}],
         # the run's identity: made once, kept by copies, so a comparison can tell a copy of a run
         # from another run
         run_id=uuid.uuid4().hex,
