@@ -5,9 +5,10 @@ episode's end); the estimate from ``benchgen run ... --plan`` for the same agent
 for the processor the run ran on (``BENCHGEN_PLAN_PROCESSOR``: the planner's measured speeds are
 per processor), as ``machines.csv`` beside the episodes names it (``record_run_machine.py``). A run
 whose processor is not known is shown without an estimate. The summary: the runs with a known
-processor, started since the planner's speeds were measured, without a pause; their median ratio
-and the sum of their wall times against the sum of their estimates (the campaign's total as the
-planner would have put it). ``atari100k_aggregates.py`` puts these lines on the results page.
+processor, started since the planner's speeds were measured, their pauses left out (a stretch
+between two episode ends far longer than its frames at the run's own speed: a restart, or the
+lanes stopped while CI ran); their median ratio and the sum of their wall times against the sum
+of their estimates (the campaign's total as the planner would have put it). ``atari100k_aggregates.py`` puts these lines on the results page.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # machines.csv's owner
 from record_run_machine import read_machines  # noqa: E402
 
 EVAL_PHASE = "train_eval"
-#: wall-clock gaps between two consecutive episodes longer than this are counted as interruptions
-#: (the longest Atari 100K training episode, 108,000 frames, takes about 7 minutes at DER's speed
-#: and 15 at DrQ(epsilon)'s)
-GAP_S = 20 * 60
+#: a stretch between two episode ends that outlasts its episode's frames at the run's own median
+#: speed (of that phase) by more than this is a pause: a restart, or the lanes stopped while CI or
+#: a benchmark ran (SIGSTOP, which no record shows); the excess is counted, not the stretch
+PAUSE_S = 5 * 60
 #: the runs made since the speeds the planner's table holds were measured (plugins/atari_saber/data/speeds.csv,
 #: 2026-11-26: the faster updates; README "What the whole table costs"): the earlier runs trained
 #: with slower updates, most of them beside heavy other work, and are shown but not summarized
@@ -40,17 +41,27 @@ SINCE = "2026-11-26T19:00"
 
 
 def wall_times(rows: list[dict]) -> dict[str, float]:
-    """One run's wall-clock minutes from its episodes' ``wall_time``: ``train`` (first to last
-    training episode's end), ``whole`` (first training episode's end to the last evaluation
-    episode's), ``gaps`` (the sum of pauses longer than ``GAP_S`` between two episodes: a
-    restart, or work beside it)."""
-    times = [float(r["wall_time"]) for r in rows if r.get("wall_time")]
-    train = [float(r["wall_time"]) for r in rows if r["phase"] == "train" and r.get("wall_time")]
-    gaps = [b - a for a, b in zip(times, times[1:]) if b - a > GAP_S]
+    """One run's wall-clock minutes from its episodes' ``wall_time`` (each episode's end) and
+    ``length_frames``: ``train`` (first to last training episode's end), ``whole`` (first training
+    episode's end to the last evaluation episode's), ``pauses`` and ``train_pauses`` (the time
+    beyond what each stretch between two episode ends should have taken at the run's median
+    frames per second in that phase, where that excess passes ``PAUSE_S``; a stretch's frames are
+    the episode it ended, one sub-environment as the Atari 100K protocol has it)."""
+    timed = sorted((float(r["wall_time"]), r) for r in rows if r.get("wall_time"))
+    stretches = [(r["phase"], b - a, float(r.get("length_frames") or 0)) for (a, _), (b, r) in zip(timed, timed[1:])]
+    speeds: dict[str, float] = {}
+    for phase in {p for p, _, _ in stretches}:
+        rates = [f / dt for p, dt, f in stretches if p == phase and dt > 0 and f > 0]
+        speeds[phase] = float(np.median(rates)) if rates else float("inf")
+    excess = [(p, dt - f / speeds[p]) for p, dt, f in stretches]
+    pauses = [(p, e) for p, e in excess if e > PAUSE_S]
+    times = [t for t, _ in timed]
+    train = [t for t, r in timed if r["phase"] == "train"]
     return {
         "train": (train[-1] - train[0]) / 60 if len(train) > 1 else float("nan"),
         "whole": (times[-1] - times[0]) / 60 if len(times) > 1 else float("nan"),
-        "gaps": sum(gaps) / 60,
+        "pauses": sum(e for _, e in pauses) / 60,
+        "train_pauses": sum(e for p, e in pauses if p == "train") / 60,
     }
 
 
@@ -94,7 +105,7 @@ def cost_lines(
     """The page's cost section: for each variant of ``episodes`` (variant -> game -> seed -> its
     episode rows), every finished run's wall time beside the planner's estimate for its processor
     (``machines.csv`` in ``results``), and the summary over the runs with a known processor
-    started at or after ``since`` (UTC) without a pause; and that summary as numbers, per variant.
+    started at or after ``since`` (UTC), pauses left out; and that summary as numbers, per variant.
     ``labels``: variant -> its name on the page."""
     cutoff = datetime.datetime.fromisoformat(since).replace(tzinfo=datetime.timezone.utc).timestamp()
     machines = read_machines(results)
@@ -108,7 +119,7 @@ def cost_lines(
     ]
     summary: dict[str, dict] = {}
     for variant, games in episodes.items():
-        rows, clean, processors = [], [], []
+        rows, counted, processors = [], [], []
         for g, seeds in sorted(games.items()):
             for s, eps in sorted(seeds.items()):
                 if not any(r["phase"] == EVAL_PHASE for r in eps):
@@ -118,43 +129,39 @@ def cost_lines(
                 when = datetime.datetime.fromtimestamp(start, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
                 processor = machines.get(f"{variant}-{g}-seed{s}", {}).get("processor", "")
                 row = [f"{g} seed {s}", when, processor or "not recorded", f"{w['train']:.1f}", f"{w['whole']:.1f}"]
-                row.append(f"{w['gaps']:.0f}")
+                row.append(f"{w['pauses']:.0f}")
                 if not processor or " then " in processor:
                     rows.append(row + ["", "", ""])
                     continue
                 processors.append(processor)
                 game_train, game_whole, _ = planned_minutes(variant, g, processor)
-                w |= {"planned_train": game_train, "planned_whole": game_whole}
-                if w["gaps"] == 0 and start >= cutoff and np.isfinite(game_whole):
-                    clean.append(w)
-                rows.append(
-                    row + [f"{w['train'] / game_train:.2f}", f"{game_whole:.0f}", f"{w['whole'] / game_whole:.2f}"]
-                )
+                w |= {"active": w["whole"] - w["pauses"], "planned_whole": game_whole}
+                if start >= cutoff and np.isfinite(game_whole):
+                    counted.append(w)
+                train_ratio = (w["train"] - w["train_pauses"]) / game_train
+                rows.append(row + [f"{train_ratio:.2f}", f"{game_whole:.0f}", f"{w['active'] / game_whole:.2f}"])
         for processor in dict.fromkeys(processors):
             lines += [
-                f"{labels[variant]}: the planner says, for alien on {processor}, `{planned_minutes(variant, 'alien', processor)[2]}`.",
+                f"{labels[variant]}: the planner says, for alien on {processor}, "
+                f"`{planned_minutes(variant, 'alien', processor)[2]}`.",
                 "",
             ]
-        head = [
-            "run",
-            "started (UTC)",
-            "processor",
-            "training (min)",
-            "whole run (min)",
-            f"pauses > {GAP_S // 60} min (min)",
-        ]
-        lines += _table(head + ["training / planned", "planned whole (min)", "whole / planned"], rows)
-        if clean:
-            whole = sum(w["whole"] for w in clean)
-            planned = sum(w["planned_whole"] for w in clean)
-            ratio = float(np.median([w["whole"] / w["planned_whole"] for w in clean]))
-            summary[variant] = {"n": len(clean), "whole": whole, "planned": planned, "whole_ratio_median": ratio}
+        head = ["run", "started (UTC)", "processor", "training (min)", "whole run (min)", "pauses (min)"]
+        lines += _table(
+            head + ["training less pauses / planned", "planned whole (min)", "whole less pauses / planned"], rows
+        )
+        if counted:
+            active = sum(w["active"] for w in counted)
+            planned = sum(w["planned_whole"] for w in counted)
+            ratio = float(np.median([w["active"] / w["planned_whole"] for w in counted]))
+            summary[variant] = {"n": len(counted), "active": active, "planned": planned, "ratio_median": ratio}
             lines += [
-                f"Over the {len(clean)} run{'s' if len(clean) > 1 else ''} with a known processor started since {since} "
-                f"UTC (the planner's speeds) without a pause: {whole:.0f} minutes in all against the planned "
-                f"{planned:.0f} ({whole / planned:.2f}); median whole / planned {ratio:.2f} (the plan counts the "
-                "game's evaluation episodes from plugins/atari_saber/data/evaluation_speeds.csv, measured from these "
-                "runs by benchmarks/atari100k_evaluation_speeds.py).",
+                f"Over the {len(counted)} run{'s' if len(counted) > 1 else ''} with a known processor started since "
+                f"{since} UTC (the planner's speeds), pauses left out (a stretch between two episode ends more than "
+                f"{PAUSE_S // 60} minutes longer than its frames at the run's own median speed): {active:.0f} minutes "
+                f"in all against the planned {planned:.0f} ({active / planned:.2f}); median per run {ratio:.2f} (the "
+                "plan counts the game's evaluation episodes from plugins/atari_saber/data/evaluation_speeds.csv, "
+                "measured from these runs by benchmarks/atari100k_evaluation_speeds.py).",
                 "",
             ]
     return lines, summary

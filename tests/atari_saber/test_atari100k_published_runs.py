@@ -225,11 +225,27 @@ def test_published_runs_aggregates_over_all_games():
 
 
 def test_wall_times_count_pauses_apart():
+    """A stretch between two episode ends far longer than its frames at the run's own speed is a
+    pause (a restart, the lanes stopped for CI), counted by its excess; a long episode is not."""
     script = load("atari100k_cost")
-    rows = [{"phase": "train", "wall_time": str(t)} for t in (0, 60, 120, 120 + 3600)]
-    rows += [{"phase": "train_eval", "wall_time": str(3900)}]
+
+    def episode(phase, end, frames=600):
+        return {"phase": phase, "wall_time": str(end), "length_frames": str(frames)}
+
+    rows = [episode("train", t) for t in (0, 60, 120, 180)]  # 10 frames a second
+    rows += [episode("train", 180 + 1800 + 60)]  # stopped for 30 minutes during an episode
+    rows += [episode("train", 2040 + 600, frames=6000)]  # a long episode at the same speed
+    rows += [episode("train_eval", 2640 + 30, frames=600), episode("train_eval", 2640 + 60, frames=600)]
     w = script.wall_times(rows)
-    assert w == {"train": pytest.approx(62.0), "whole": pytest.approx(65.0), "gaps": pytest.approx(60.0)}
+    assert w == {
+        "train": pytest.approx(44.0),
+        "whole": pytest.approx(45.0),
+        "pauses": pytest.approx(30.0),
+        "train_pauses": pytest.approx(30.0),
+    }
+    # without episode lengths every stretch past PAUSE_S counts whole
+    bare = [{"phase": "train", "wall_time": str(t)} for t in (0, 60, 120, 120 + 3600)]
+    assert script.wall_times(bare)["pauses"] == pytest.approx(60.0)
 
 
 def test_results_page_prints_from_the_committed_episodes(capsys):
@@ -238,4 +254,4 @@ def test_results_page_prints_from_the_committed_episodes(capsys):
     for heading in ("## benchgen DER:", "## benchgen DrQ(eps):", "## Cost: measured wall time", "## Files"):
         assert heading in page
     assert "BBF, 52-60 runs" in page and "DER (SPR Table 1), same games, means only" in page
-    assert "percentile among DrQ(eps)" in page and "training / planned" in page
+    assert "percentile among DrQ(eps)" in page and "training less pauses / planned" in page
