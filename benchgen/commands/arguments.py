@@ -44,18 +44,37 @@ def progress_flags(p) -> None:
     )
 
 
+#: the most numbers one range of :func:`int_list` may hold (``0-1e99`` is a typo, not a plan)
+MAX_RANGE = 10_000
+
+
 def int_list(text: str) -> list[int]:
-    """Seeds: ``0,1,2`` (``1e3`` too), never rounded: ``0.7`` or ``inf`` is not a seed."""
+    """Seeds: ``0,1,2`` (``1e3`` too) and ranges ``0-4`` (both ends in), never rounded: ``0.7``
+    or ``inf`` is not a seed."""
     values = []
     for t in csv_list(text):
-        try:
-            value = float(t.replace("_", ""))
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or not value.is_integer():
-            raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got '{t}'")
-        values.append(int(value))
+        first, dash, last = t.partition("-")
+        if dash and first.strip():  # a range (a leading "-" is a negative number's)
+            low, high = _whole(first, t), _whole(last, t)
+            if high < low:
+                raise argparse.ArgumentTypeError(f"the range '{t}' runs backwards; write it {high}-{low}")
+            if high - low >= MAX_RANGE:
+                raise argparse.ArgumentTypeError(f"the range '{t}' holds more than {MAX_RANGE:,} numbers")
+            values.extend(range(low, high + 1))
+        else:
+            values.append(_whole(t, t))
     return values
+
+
+def _whole(text: str, item: str) -> int:
+    """``text`` as a whole number; an error naming ``item`` (the list's element) otherwise."""
+    try:
+        value = float(text.strip().replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers or ranges (0-4), got '{item}'")
+    return int(value)
 
 
 def out_path(text: str) -> Path:

@@ -24,7 +24,7 @@ def benchgen_add_commands(subparsers):
         "--protocol",
         help="a named protocol of the suite (`benchgen protocols SUITE`) or a YAML file: base: NAME, then changes",
     )
-    p.add_argument("--seeds", type=arguments.int_list, help="comma-separated seeds (default 0)")
+    p.add_argument("--seeds", type=arguments.int_list, help="comma-separated seeds or ranges: 0,1,2 or 0-4 (default 0)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument(
         "--frames", type=arguments.count, help="budget per unit in emulator frames (scales the reporting checkpoints)"

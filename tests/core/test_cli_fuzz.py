@@ -77,6 +77,9 @@ CASES = [
     ("seeds negative", _nothing, [*RUN, "--seeds", "-1", "--out", "{out}"]),
     ("seeds huge", _nothing, [*RUN, "--seeds", "1e99", "--out", "{out}"]),
     ("seeds fractional", _nothing, [*RUN, "--seeds", "0.7", "--out", "{out}"]),
+    ("seeds range backwards", _nothing, [*RUN, "--seeds", "4-0", "--out", "{out}"]),
+    ("seeds range huge", _nothing, [*RUN, "--seeds", "0-1e99", "--out", "{out}"]),
+    ("seeds range open", _nothing, [*RUN, "--seeds", "3-", "--out", "{out}"]),
     ("frames huge", _nothing, [*RUN[:-3], "--frames", "1e19", "--no-progress", "--out", "{out}"]),
     ("frames inf", _nothing, [*RUN[:-3], "--frames", "inf", "--no-progress", "--out", "{out}"]),
     (
@@ -133,3 +136,13 @@ def test_an_unknown_setting_names_the_command_that_lists_the_settings(tmp_path):
     listed = run_cli("settings", "ppo", "--suite", "toy")
     assert listed.returncode == 0, listed.stderr
     assert "learning_rate" in listed.stdout and "seeds" in listed.stdout
+
+
+def test_seeds_take_ranges_as_well_as_lists(tmp_path):
+    """``--seeds 0-4`` (issue 45's command) is seeds 0 to 4, both in; ranges and numbers mix."""
+    from benchgen.commands.arguments import int_list
+
+    assert int_list("0-4") == [0, 1, 2, 3, 4] and int_list("0-2, 5,7-7") == [0, 1, 2, 5, 7]
+    proc = run_cli(*RUN, "--seeds", "0-2,5", "--plan")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 units, seeds 0, 1, 2, 5\n" in proc.stdout, proc.stdout
