@@ -37,7 +37,7 @@ def cpu_count() -> int:
 
 
 def machine_facts() -> dict[str, object]:
-    """What ``run.json`` records of the machine that started a run (``machine``)."""
+    """What ``run.json`` records of a machine a run ran on (an entry of ``machines``)."""
     return {"processor": processor_name(), "cpus": cpu_count()}
 
 

@@ -225,6 +225,16 @@ def resume_changes(record: RunRecord) -> list[str]:
     return [line for _, line in sorted(entries, key=lambda e: e[0])]
 
 
+def machines_ran_on(record: RunRecord) -> list[str]:
+    """The machines the run ran on, oldest first, as a report names them ("Intel(R) Xeon(R)
+    Processor, 2 cores"); entries not in the form benchgen writes are left out."""
+    return [
+        f"{m.get('processor') or 'processor not named'}, {m['cpus']} core{'s' * (m['cpus'] != 1)}"
+        for m in record.machines
+        if isinstance(m, dict) and isinstance(m.get("cpus"), int) and isinstance(m.get("processor", ""), str)
+    ]
+
+
 def _before(value: Any) -> str:
     """A setting's recorded value as a resume line shows it: None, a setting the record lacked."""
     return "(not recorded)" if value is None else str(value)

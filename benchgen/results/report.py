@@ -33,7 +33,7 @@ from benchgen.protocols import protocol_budget, protocol_label
 from benchgen.registry import get_registry
 from benchgen.results import figures, generalization, summaries
 from benchgen.results.compare.gather import Run, load_phases, views_of
-from benchgen.results.record import part_trained, resume_changes
+from benchgen.results.record import machines_ran_on, part_trained, resume_changes
 from benchgen.results.rundir import RunDir, write_atomically
 from benchgen.results.transfer import CURVES, has_transfer_units, transfer_rows
 from benchgen.scoring import CLASSES, raw_summary, resolve_baseline
@@ -152,6 +152,7 @@ def build_report(run_dir: Path, baseline: str | None = None) -> dict[str, Any]:
         "seeds": record.seeds,
         # what resumes changed (resume --set's settings, resume --force's protocol or software)
         "resume_changes": resume_changes(record),
+        "machines": machines_ran_on(record),
         "view_labels": views_of(record),
         "phases": {},
         # per seed and joint checkpoint: zero-shot and fine-tuning means (benchgen.results.transfer)
@@ -252,6 +253,8 @@ def to_markdown(report: dict) -> str:
         )
         if source.get("part_trained"):
             out.append(f"\n**Not fully trained**: evaluated from {source['part_trained']}.")
+    if report.get("machines"):
+        out.append(f"Ran on: {'; then '.join(report['machines'])}.")
     if report.get("resume_changes"):
         out += [
             "",

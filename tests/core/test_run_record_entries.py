@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import refused_in_process
+from tests.conftest import refused_in_process, run_cli
 
 EDITS = {
     "checkpoints": (["a"], "'checkpoints'"),
@@ -98,3 +98,13 @@ def test_a_run_records_the_machines_it_ran_on(finished_run, tmp_path, monkeypatc
     RunDir(run).record_machine()
     machines = json.loads((run / "run.json").read_text())["machines"]
     assert [m["processor"] for m in machines] == [started["processor"], "AMD EPYC 7R13 Processor"]
+    # the report names them
+    from benchgen.results.record import RunRecord, machines_ran_on
+
+    assert machines_ran_on(RunRecord.read(run / "run.json")) == [
+        f"{started['processor'] or 'processor not named'}, {started['cpus']} core{'s' * (started['cpus'] != 1)}",
+        "AMD EPYC 7R13 Processor, 2 cores",
+    ]
+    assert run_cli("report", run).returncode == 0
+    assert "Ran on: " in (run / "report" / "report.md").read_text()
+    assert "; then AMD EPYC 7R13 Processor, 2 cores." in (run / "report" / "report.md").read_text()
